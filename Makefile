@@ -1,0 +1,38 @@
+# Each target creates .venv with pip if it is missing and installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/pip -q --disable-pip-version-check
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# runtime install (no torch): enough for the demo and the CLI
+$(VENV)/.core: pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	touch $@
+
+# test install: torch pinned to the CPU build (constraints-dev.txt), dev tools
+$(VENV)/.dev: pyproject.toml constraints-dev.txt | $(BIN)/python
+	$(PIP) install -c constraints-dev.txt 'torch==2.13.0'
+	$(PIP) install -c constraints-dev.txt -e '.[dev]'
+	touch $(VENV)/.core $@
+
+demo: $(VENV)/.core
+	$(BIN)/rewardloop score examples/rollouts.jsonl -o out/rollouts.scored.jsonl
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
+
+test: $(VENV)/.dev
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/pytest -q
+
+bench: $(VENV)/.dev
+	bash bench/run_all.sh
+
+clean:
+	rm -rf out .pytest_cache .ruff_cache

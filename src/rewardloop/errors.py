@@ -1,0 +1,104 @@
+"""The error hierarchy of rewardloop.
+
+::
+
+    RewardLoopError
+    ├── ConfigError                 configuration is wrong; raised at start-up, names the allowed values
+    │   ├── UnknownTaskError        a task / data_source no scorer handles (also a NotImplementedError, as verl raises)
+    │   ├── UnknownScorerError      a scorer name that is not registered
+    │   └── CustomFunctionError     a custom reward function cannot be loaded or has the wrong signature
+    ├── InvalidSampleError          one sample is malformed (missing field, wrong type); becomes status ``invalid_input``
+    ├── ScoringError                scoring one sample failed
+    │   ├── ScoringTimeout          the deadline passed; the worker was killed
+    │   └── WorkerCrashed           the process scoring the sample died (segfault, os._exit, out of memory)
+    └── MissingExtraError           an optional dependency is not installed; names the extra to install
+
+Per-sample errors are normally turned into a :class:`~rewardloop.Score` with a failure status by the
+execution layer; they only propagate when the failure policy says ``raise``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "ConfigError",
+    "CustomFunctionError",
+    "InvalidSampleError",
+    "MissingExtraError",
+    "RewardLoopError",
+    "ScoringError",
+    "ScoringTimeout",
+    "UnknownScorerError",
+    "UnknownTaskError",
+    "WorkerCrashed",
+]
+
+
+class RewardLoopError(Exception):
+    """Base class of every error rewardloop raises on purpose."""
+
+
+class ConfigError(RewardLoopError, ValueError):
+    """A configuration value is wrong. The message names the allowed values."""
+
+
+class UnknownTaskError(ConfigError, NotImplementedError):
+    """No scorer is routed for a task (verl: ``data_source``).
+
+    The message starts exactly like verl's so that code matching on it keeps working.
+    """
+
+    def __init__(self, task: object, known: Iterable[str] = ()) -> None:
+        self.task = task
+        self.known = sorted(known)
+        msg = f"Reward function is not implemented for data_source={task!r}"
+        if self.known:
+            shown = ", ".join(self.known[:40]) + (" ..." if len(self.known) > 40 else "")
+            msg += f". Known data sources: {shown}. Register more with rewardloop.register_route()."
+        super().__init__(msg)
+
+
+class UnknownScorerError(ConfigError, KeyError):
+    """A scorer name that is not in the registry."""
+
+    def __init__(self, name: str, known: Iterable[str] = ()) -> None:
+        self.name = name
+        self.known = sorted(known)
+        super().__init__(f"Unknown scorer {name!r}. Known scorers: {', '.join(self.known) or '(none)'}")
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
+
+
+class CustomFunctionError(ConfigError):
+    """A custom reward function could not be loaded or called as configured."""
+
+
+class InvalidSampleError(RewardLoopError, ValueError):
+    """One sample is malformed. Only that sample fails, with status ``invalid_input``."""
+
+
+class ScoringError(RewardLoopError):
+    """Scoring one sample failed for a reason other than a wrong answer."""
+
+
+class ScoringTimeout(ScoringError, TimeoutError):
+    """A sample ran past its deadline; the work was stopped."""
+
+
+class WorkerCrashed(ScoringError):
+    """The worker process died while scoring a sample."""
+
+    def __init__(self, message: str, *, oom: bool = False) -> None:
+        self.oom = oom
+        super().__init__(message)
+
+
+class MissingExtraError(RewardLoopError, ImportError):
+    """An optional dependency is missing. The message says which extra to install."""
+
+    def __init__(self, module: str, extra: str) -> None:
+        self.module = module
+        self.extra = extra
+        super().__init__(f"{module!r} is not installed; install it with: pip install 'rewardloop[{extra}]'")

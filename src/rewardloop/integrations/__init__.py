@@ -1,0 +1,1 @@
+"""Adapters for trainers (verl, TRL, OpenRLHF). Each module is imported on demand."""

@@ -1,0 +1,111 @@
+"""The scorer contract: ``Scorer.score(sample) -> Score``, and the adapter for plain functions.
+
+A scorer is a pure function of one sample. It never sleeps, retries, spawns or logs progress: the
+execution layer owns deadlines, isolation and retries. A scorer *declares* how it should run:
+
+* ``execution = "inline"`` — cheap and bounded (regexes on a clipped string); runs in the caller.
+* ``execution = "process"`` — may blow up (sympy, math-verify); runs in a worker process that is
+  killed when ``timeout_s`` passes. ``quick(sample)`` may settle easy cases inline first.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Literal
+
+from ..types import Sample, Score, Status
+
+__all__ = ["Execution", "FunctionScorer", "Scorer", "as_scorer", "coerce_score"]
+
+Execution = Literal["inline", "thread", "process"]
+
+
+class Scorer(ABC):
+    """Base class of scorers. Subclasses set ``name`` and implement :meth:`score`."""
+
+    name: ClassVar[str] = "scorer"
+    #: how the execution layer should run :meth:`score` (config may override)
+    execution: ClassVar[Execution] = "inline"
+    #: default per-sample deadline in seconds, counted from the start of execution
+    timeout_s: ClassVar[float | None] = None
+    #: verl's return convention for this scorer through ``default_compute_score``: float or dict
+    returns_dict: ClassVar[bool] = False
+    #: the metric keys this scorer reports (verl's extra keys); failed samples report them as None
+    metric_keys: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def score(self, sample: Sample) -> Score:
+        """Score one sample. Must not mutate the sample."""
+
+    def quick(self, sample: Sample) -> Score | None:
+        """An optional cheap, bounded verdict computed inline before isolated execution; ``None`` = undecided."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def coerce_score(result: Any, *, source: str = "scorer") -> Score:
+    """Turn what a user function returned into a :class:`Score`.
+
+    Accepted: a ``Score``; a number or bool (the reward); a mapping with a numeric ``"score"`` key (other
+    keys become metrics); a non-empty tuple/list whose first item is the reward (verl keeps ``res[0]``).
+    Anything else is a ``scorer_error`` naming what was returned.
+    """
+    if isinstance(result, Score):
+        return result
+    if isinstance(result, bool | int | float) and not isinstance(result, complex):
+        return Score(value=float(result))
+    if isinstance(result, Mapping):
+        if "score" not in result:
+            return Score.failure(
+                Status.SCORER_ERROR,
+                f"{source} returned a dict without a 'score' key (keys: {sorted(map(str, result))}); "
+                "a dict result must contain 'score'",
+            )
+        value = result["score"]
+        if not _is_number(value):
+            return Score.failure(
+                Status.SCORER_ERROR, f"{source} returned score={value!r}; 'score' must be a number or bool"
+            )
+        metrics = {str(k): v for k, v in result.items() if k != "score"}
+        return Score(value=float(value), metrics=metrics)
+    if isinstance(result, tuple | list) and result and _is_number(result[0]):
+        return Score(value=float(result[0]))
+    return Score.failure(
+        Status.SCORER_ERROR,
+        f"{source} returned {type(result).__name__} {result!r:.80}; expected a number, a bool, "
+        "a dict with 'score', or a Score",
+    )
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool | int | float):
+        return True
+    # numpy scalars and 0-d tensors
+    return hasattr(value, "__float__") and getattr(value, "ndim", 0) == 0 and not isinstance(value, str)
+
+
+class FunctionScorer(Scorer):
+    """Adapts ``fn(sample) -> Score | float | dict`` to the :class:`Scorer` interface."""
+
+    def __init__(self, fn: Callable[[Sample], Any], name: str | None = None, execution: Execution = "thread") -> None:
+        if inspect.iscoroutinefunction(fn):
+            raise TypeError("as_scorer() takes a sync function; async scorers are awaited by the Runner")
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "function")  # type: ignore[misc]
+        self.execution = execution  # type: ignore[misc]
+
+    def score(self, sample: Sample) -> Score:
+        return coerce_score(self.fn(sample), source=f"scorer {self.name!r}")
+
+
+def as_scorer(obj: Scorer | Callable[[Sample], Any], name: str | None = None) -> Scorer:
+    """Return ``obj`` if it is a :class:`Scorer`, else wrap the function once at the boundary."""
+    if isinstance(obj, Scorer):
+        return obj
+    if not callable(obj):
+        raise TypeError(f"expected a Scorer or a callable, got {type(obj).__name__}")
+    return FunctionScorer(obj, name=name)
