@@ -7,10 +7,29 @@ import sys
 import rewardloop
 
 EXPECTED = {
-    "ConfigError", "CustomFunctionError", "InvalidSampleError", "MissingExtraError", "RewardLoopError",
-    "Sample", "Score", "ScoreBatch", "Scorer", "ScoringError", "ScoringTimeout", "Status",
-    "UnknownScorerError", "UnknownTaskError", "WorkerCrashed", "__version__", "as_scorer",
-    "default_compute_score", "get_scorer", "register_route", "register_scorer", "score", "score_many",
+    "ConfigError",
+    "CustomFunctionError",
+    "InvalidSampleError",
+    "MissingExtraError",
+    "RewardLoopError",
+    "Sample",
+    "Score",
+    "ScoreBatch",
+    "Scorer",
+    "ScoringError",
+    "ScoringTimeout",
+    "Status",
+    "UnknownScorerError",
+    "UnknownTaskError",
+    "WorkerCrashed",
+    "__version__",
+    "as_scorer",
+    "default_compute_score",
+    "get_scorer",
+    "register_route",
+    "register_scorer",
+    "score",
+    "score_many",
 }
 
 

@@ -76,7 +76,9 @@ def test_verl_routing_table(source, scorer):
 
 
 def test_route_table_exact_beats_prefix_and_longest_prefix_wins():
-    table = RouteTable([Route("ab", "short", prefix=True), Route("abc", "long", prefix=True), Route("abx", "exact")])
+    table = RouteTable(
+        [Route("ab", "short", prefix=True), Route("abc", "long", prefix=True), Route("abx", "exact")]
+    )
     assert table.resolve("abcd").scorer == "long"
     assert table.resolve("abz").scorer == "short"
     assert table.resolve("abx").scorer == "exact"

@@ -46,12 +46,14 @@ def test_score_ok_needs_value_and_failure_needs_failure_status():
 
 
 def test_score_batch_union_of_metric_keys():
-    batch = ScoreBatch.from_scores([
-        Score(1.0, metrics={"acc": True, "pred": "1"}),
-        Score(0.0),  # a scorer that reports nothing extra
-        Score.failure(Status.TIMEOUT, "slow"),
-        Score(-1.0, metrics={"overlong": 3}),
-    ])
+    batch = ScoreBatch.from_scores(
+        [
+            Score(1.0, metrics={"acc": True, "pred": "1"}),
+            Score(0.0),  # a scorer that reports nothing extra
+            Score.failure(Status.TIMEOUT, "slow"),
+            Score(-1.0, metrics={"overlong": 3}),
+        ]
+    )
     assert set(batch.metrics) == {"acc", "pred", "overlong"}
     assert batch.metrics["acc"] == (True, None, None, None)
     assert batch.metrics["overlong"] == (None, None, None, 3)

@@ -20,8 +20,12 @@ def _scorer_for(sample: Sample, scorer: Scorer | str | Callable[[Sample], Any] |
     return as_scorer(scorer)
 
 
-def score(sample: Sample, scorer: Scorer | str | Callable[[Sample], Any] | None = None,
-          *, timeout: float | None = None) -> Score:
+def score(
+    sample: Sample,
+    scorer: Scorer | str | Callable[[Sample], Any] | None = None,
+    *,
+    timeout: float | None = None,
+) -> Score:
     """Score one sample; the scorer defaults to the one routed for ``sample.task``.
 
     Never raises for a per-sample failure: the returned :class:`Score` carries the status. An unknown
@@ -32,8 +36,12 @@ def score(sample: Sample, scorer: Scorer | str | Callable[[Sample], Any] | None 
     return score_one(_scorer_for(sample, scorer), sample, timeout=timeout)
 
 
-def score_many(samples: Iterable[Sample], scorer: Scorer | str | Callable[[Sample], Any] | None = None,
-               *, timeout: float | None = None) -> ScoreBatch:
+def score_many(
+    samples: Iterable[Sample],
+    scorer: Scorer | str | Callable[[Sample], Any] | None = None,
+    *,
+    timeout: float | None = None,
+) -> ScoreBatch:
     """Score samples one after another in the calling thread (see the CLI and Runner for parallel scoring).
 
     A sample whose task has no route gets status ``invalid_input`` instead of failing the batch.

@@ -22,7 +22,9 @@ def _format_of(path: str | os.PathLike[str]) -> str:
         return "jsonl"
     if suffix in (".parquet", ".pq"):
         return "parquet"
-    raise ConfigError(f"cannot tell the format of {str(path)!r}: use a .jsonl or .parquet file (allowed: {FORMATS})")
+    raise ConfigError(
+        f"cannot tell the format of {str(path)!r}: use a .jsonl or .parquet file (allowed: {FORMATS})"
+    )
 
 
 class RowError(dict):
@@ -45,10 +47,14 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                rows.append(RowError(_error=f"line {lineno}: invalid JSON: {exc}", _line=line.rstrip("\n")[:200]))
+                rows.append(
+                    RowError(_error=f"line {lineno}: invalid JSON: {exc}", _line=line.rstrip("\n")[:200])
+                )
                 continue
             if not isinstance(row, dict):
-                rows.append(RowError(_error=f"line {lineno}: expected a JSON object, got {type(row).__name__}"))
+                rows.append(
+                    RowError(_error=f"line {lineno}: expected a JSON object, got {type(row).__name__}")
+                )
                 continue
             rows.append(row)
     return rows

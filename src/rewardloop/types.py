@@ -147,7 +147,7 @@ class ScoreBatch(Sequence[Score]):
 
     def rewards(self, on_error: float | None = 0.0) -> list[float | None]:
         """Rewards in input order; failed samples get ``on_error`` (``None`` or NaN to exclude them)."""
-        return [v if st is Status.OK else on_error for v, st in zip(self.values, self.statuses)]
+        return [v if st is Status.OK else on_error for v, st in zip(self.values, self.statuses, strict=True)]
 
     def status_counts(self) -> dict[str, int]:
         """Number of samples per status, every status listed (zeros included)."""
@@ -160,5 +160,7 @@ class ScoreBatch(Sequence[Score]):
 
     def mean(self) -> float:
         """Mean reward over ok samples (NaN if none)."""
-        ok = [v for v, st in zip(self.values, self.statuses) if st is Status.OK and v is not None]
+        ok = [
+            v for v, st in zip(self.values, self.statuses, strict=True) if st is Status.OK and v is not None
+        ]
         return math.fsum(ok) / len(ok) if ok else math.nan

@@ -9,14 +9,13 @@ import types
 import pytest
 
 from rewardloop import Sample, Status
-from rewardloop.errors import CustomFunctionError
+from rewardloop.errors import CustomFunctionError, InvalidSampleError
 from rewardloop.integrations.verl import (
     CustomFunctionScorer,
     get_custom_reward_fn,
     load_custom_function,
     sample_from_row,
 )
-from rewardloop.errors import InvalidSampleError
 
 SOURCE = textwrap.dedent(
     """
@@ -72,8 +71,12 @@ def test_pkg_path(tmp_path, monkeypatch):
     (pkg / "rewards.py").write_text(SOURCE)
     monkeypatch.syspath_prepend(str(tmp_path))
     for path in ("pkg://mypkg.rewards", "pkg://mypkg/rewards"):
-        assert load_custom_function(path, "plain")(
-            data_source="d", solution_str="ab", ground_truth="", extra_info=None) == 2
+        assert (
+            load_custom_function(path, "plain")(
+                data_source="d", solution_str="ab", ground_truth="", extra_info=None
+            )
+            == 2
+        )
     sys.modules.pop("mypkg.rewards", None)
     sys.modules.pop("mypkg", None)
 
@@ -120,7 +123,8 @@ def test_reward_kwargs_not_accepted(module_file):
 
 def test_batch_signature(module_file):
     assert load_custom_function(module_file, "batch_fn", batch=True)(
-        data_sources=["a"], solution_strs=["x"], ground_truths=["y"], extra_infos=[None]) == [1.0]
+        data_sources=["a"], solution_strs=["x"], ground_truths=["y"], extra_infos=[None]
+    ) == [1.0]
     with pytest.raises(CustomFunctionError, match="data_sources"):
         load_custom_function(module_file, "plain", batch=True)
 
@@ -128,13 +132,15 @@ def test_batch_signature(module_file):
 def test_module_exec_error_is_wrapped(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("raise RuntimeError('boom')\n")
-    with pytest.raises(CustomFunctionError, match="Error loading module.*boom"):
+    with pytest.raises(CustomFunctionError, match=r"Error loading module.*boom"):
         load_custom_function(str(bad))
 
 
 def test_get_custom_reward_fn_reads_both_config_layouts(module_file):
     new = {"reward": {"custom_reward_function": {"path": module_file, "name": "plain"}}}
-    old = types.SimpleNamespace(custom_reward_function={"path": module_file, "name": "plain", "reward_kwargs": {}})
+    old = types.SimpleNamespace(
+        custom_reward_function={"path": module_file, "name": "plain", "reward_kwargs": {}}
+    )
     for cfg in (new, old):
         fn = get_custom_reward_fn(cfg)
         assert fn(data_source="d", solution_str="abcd", ground_truth="", extra_info=None) == 4
@@ -154,7 +160,9 @@ def test_dict_without_score_is_a_scorer_error(module_file):
 
 
 def test_dict_result_keeps_extra_keys_as_metrics(module_file):
-    score = CustomFunctionScorer(load_custom_function(module_file)).score(Sample("a", ground_truth="a", task="t"))
+    score = CustomFunctionScorer(load_custom_function(module_file)).score(
+        Sample("a", ground_truth="a", task="t")
+    )
     assert score.value == 1.0 and score.metrics == {"scale": None, "source": "t"}
 
 
@@ -166,7 +174,10 @@ def test_dict_result_keeps_extra_keys_as_metrics(module_file):
         ({"response": "r", "reward_model": {"ground_truth": "1"}}, "'data_source' must be"),
         ({"response": "r", "data_source": "d"}, "reward_model"),
         ({"response": "r", "data_source": "d", "reward_model": {"style": "rule"}}, "ground_truth"),
-        ({"response": "r", "data_source": "d", "reward_model": {"ground_truth": "1"}, "extra_info": 5}, "extra_info"),
+        (
+            {"response": "r", "data_source": "d", "reward_model": {"ground_truth": "1"}, "extra_info": 5},
+            "extra_info",
+        ),
     ],
 )
 def test_sample_from_row_errors(row, match):
@@ -175,8 +186,12 @@ def test_sample_from_row_errors(row, match):
 
 
 def test_sample_from_row_parses_stringified_dicts_without_eval():
-    row = {"response": "r", "data_source": "d", "reward_model": "{'ground_truth': '0', 'style': 'rule'}",
-           "extra_info": '{"index": 3}'}
+    row = {
+        "response": "r",
+        "data_source": "d",
+        "reward_model": "{'ground_truth': '0', 'style': 'rule'}",
+        "extra_info": '{"index": 3}',
+    }
     sample = sample_from_row(row)
     assert sample.ground_truth == "0" and sample.metadata == {"index": 3}
     evil = dict(row, reward_model="__import__('os').system('true')")

@@ -69,19 +69,25 @@ def run_score(args: argparse.Namespace) -> int:
 
         progress = tqdm(total=len(pairs), file=sys.stderr, unit="sample", desc="scoring", dynamic_ncols=True)
     try:
-        scored = score_pairs(pairs, workers=args.workers, timeout=args.timeout,
-                             on_done=(lambda _i: progress.update(1)) if progress is not None else None)
+        scored = score_pairs(
+            pairs,
+            workers=args.workers,
+            timeout=args.timeout,
+            on_done=(lambda _i: progress.update(1)) if progress is not None else None,
+        )
     finally:
         if progress is not None:
             progress.close()
 
     scores = [scored[s] if isinstance(s, int) else s for s in slots]
-    out_rows = [_scored_row(row, score, args.on_error) for row, score in zip(rows, scores)]
+    out_rows = [_scored_row(row, score, args.on_error) for row, score in zip(rows, scores, strict=True)]
     if args.output:
         write_rows(args.output, out_rows)
-    tasks = [str(row.get("data_source")) if isinstance(row, dict) and "data_source" in row else "(none)"
-             for row in rows]
-    summaries = summarize(zip(tasks, scores))
+    tasks = [
+        str(row.get("data_source")) if isinstance(row, dict) and "data_source" in row else "(none)"
+        for row in rows
+    ]
+    summaries = summarize(zip(tasks, scores, strict=True))
     print(format_table(summaries))
     if args.summary_json:
         with open(args.summary_json, "w", encoding="utf-8") as fh:
@@ -105,12 +111,22 @@ def run_list(args: argparse.Namespace) -> int:
         try:
             scorer = get_scorer(name)
             doc = (type(scorer).__doc__ or "").strip().splitlines()
-            scorers.append({"name": name, "execution": scorer.execution, "timeout_s": scorer.timeout_s,
-                            "description": doc[0] if doc else ""})
+            scorers.append(
+                {
+                    "name": name,
+                    "execution": scorer.execution,
+                    "timeout_s": scorer.timeout_s,
+                    "description": doc[0] if doc else "",
+                }
+            )
         except Exception as exc:  # a broken plug-in must not hide the others
-            scorers.append({"name": name, "execution": "?", "timeout_s": None, "description": f"unavailable: {exc}"})
-    routes = [{"data_source": r.pattern + ("*" if r.prefix else ""), "scorer": r.scorer, "options": dict(r.options)}
-              for r in ROUTES.routes()]
+            scorers.append(
+                {"name": name, "execution": "?", "timeout_s": None, "description": f"unavailable: {exc}"}
+            )
+    routes = [
+        {"data_source": r.pattern + ("*" if r.prefix else ""), "scorer": r.scorer, "options": dict(r.options)}
+        for r in ROUTES.routes()
+    ]
     if args.json:
         print(json.dumps({"scorers": scorers, "routes": routes}, indent=2))
         return 0

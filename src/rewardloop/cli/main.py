@@ -22,21 +22,51 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("score", help="score a JSONL/Parquet file of rollouts in verl's dataset layout")
-    p.add_argument("input", help="rows with data_source, reward_model.ground_truth, extra_info and a response column")
-    p.add_argument("-o", "--output", help="where to write the scored rows (.jsonl or .parquet); default: none")
-    p.add_argument("--response-key", default="response", help="column holding the response text (default: response)")
-    p.add_argument("--custom-function", metavar="FILE.py:NAME",
-                   help="score with a verl-style compute_score function instead of the routing table")
-    p.add_argument("--reward-kwargs", type=json.loads, default=None, metavar="JSON",
-                   help="JSON object of keyword arguments for the custom function (they win over call kwargs)")
-    p.add_argument("--route", action="append", default=[], metavar="TASK=SCORER",
-                   help="route a data_source to a registered scorer (repeatable)")
-    p.add_argument("--route-prefix", action="append", default=[], metavar="PREFIX=SCORER",
-                   help="route every data_source starting with PREFIX to a scorer (repeatable)")
-    p.add_argument("--timeout", type=float, default=None, help="per-sample deadline in seconds (default: the scorer's)")
+    p.add_argument(
+        "input", help="rows with data_source, reward_model.ground_truth, extra_info and a response column"
+    )
+    p.add_argument(
+        "-o", "--output", help="where to write the scored rows (.jsonl or .parquet); default: none"
+    )
+    p.add_argument(
+        "--response-key", default="response", help="column holding the response text (default: response)"
+    )
+    p.add_argument(
+        "--custom-function",
+        metavar="FILE.py:NAME",
+        help="score with a verl-style compute_score function instead of the routing table",
+    )
+    p.add_argument(
+        "--reward-kwargs",
+        type=json.loads,
+        default=None,
+        metavar="JSON",
+        help="JSON object of keyword arguments for the custom function (they win over call kwargs)",
+    )
+    p.add_argument(
+        "--route",
+        action="append",
+        default=[],
+        metavar="TASK=SCORER",
+        help="route a data_source to a registered scorer (repeatable)",
+    )
+    p.add_argument(
+        "--route-prefix",
+        action="append",
+        default=[],
+        metavar="PREFIX=SCORER",
+        help="route every data_source starting with PREFIX to a scorer (repeatable)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=None, help="per-sample deadline in seconds (default: the scorer's)"
+    )
     p.add_argument("--workers", type=int, default=2, help="parallel workers (default: 2)")
-    p.add_argument("--on-error", type=float, default=None,
-                   help="reward written for failed samples (default: null, i.e. excluded)")
+    p.add_argument(
+        "--on-error",
+        type=float,
+        default=None,
+        help="reward written for failed samples (default: null, i.e. excluded)",
+    )
     p.add_argument("--summary-json", help="also write the per-data_source summary as JSON here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -47,8 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     try:
         if args.command == "score":
             from ._score import run_score

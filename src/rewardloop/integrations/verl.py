@@ -54,8 +54,13 @@ def sample_from_verl(
         raise TypeError(f"solution_str must be a str, got {type(solution_str).__name__}")
     if extra_info is not None and not isinstance(extra_info, Mapping):
         raise TypeError(f"extra_info must be a dict or None, got {type(extra_info).__name__}")
-    return Sample(response=solution_str, ground_truth=ground_truth, task=data_source, prompt=prompt,
-                  metadata=extra_info or {})
+    return Sample(
+        response=solution_str,
+        ground_truth=ground_truth,
+        task=data_source,
+        prompt=prompt,
+        metadata=extra_info or {},
+    )
 
 
 def _nested(value: Any, field: str) -> Any:
@@ -70,7 +75,9 @@ def _nested(value: Any, field: str) -> Any:
             try:
                 return ast.literal_eval(value)
             except (ValueError, SyntaxError):
-                raise InvalidSampleError(f"{field} is a string that is not a JSON/Python dict literal") from None
+                raise InvalidSampleError(
+                    f"{field} is a string that is not a JSON/Python dict literal"
+                ) from None
     return value
 
 
@@ -92,7 +99,9 @@ def sample_from_row(row: Mapping[str, Any], response_key: str = "response") -> S
         raise InvalidSampleError(f"{response_key!r} must be a string, got {type(response).__name__}")
     data_source = row.get("data_source")
     if not isinstance(data_source, str) or not data_source:
-        raise InvalidSampleError(f"'data_source' must be a non-empty string, got {data_source!r}; fields: {present}")
+        raise InvalidSampleError(
+            f"'data_source' must be a non-empty string, got {data_source!r}; fields: {present}"
+        )
     reward_model = _nested(row.get("reward_model"), "reward_model")
     if not isinstance(reward_model, Mapping) or "ground_truth" not in reward_model:
         raise InvalidSampleError(
@@ -122,7 +131,9 @@ def to_verl_result(scorer: Scorer, score: Score, on_error: float = 0.0) -> float
     if score.ok:
         value = float(score.value)  # type: ignore[arg-type]
         return {"score": value, **score.metrics} if scorer.returns_dict else value
-    logger.warning("%s: %s (%s); reward set to %s", scorer.name, score.status.value, score.info.get("error"), on_error)
+    logger.warning(
+        "%s: %s (%s); reward set to %s", scorer.name, score.status.value, score.info.get("error"), on_error
+    )
     if scorer.returns_dict:
         return {"score": float(on_error), **dict.fromkeys(scorer.metric_keys)}
     return float(on_error)
@@ -165,7 +176,9 @@ def default_compute_score(
 # custom reward functions
 
 
-def _check_signature(fn: Callable[..., Any], params: tuple[str, ...], reward_kwargs: Mapping[str, Any]) -> None:
+def _check_signature(
+    fn: Callable[..., Any], params: tuple[str, ...], reward_kwargs: Mapping[str, Any]
+) -> None:
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):

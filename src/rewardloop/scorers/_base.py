@@ -91,7 +91,9 @@ def _is_number(value: Any) -> bool:
 class FunctionScorer(Scorer):
     """Adapts ``fn(sample) -> Score | float | dict`` to the :class:`Scorer` interface."""
 
-    def __init__(self, fn: Callable[[Sample], Any], name: str | None = None, execution: Execution = "thread") -> None:
+    def __init__(
+        self, fn: Callable[[Sample], Any], name: str | None = None, execution: Execution = "thread"
+    ) -> None:
         if inspect.iscoroutinefunction(fn):
             raise TypeError("as_scorer() takes a sync function; async scorers are awaited by the Runner")
         self.fn = fn

@@ -40,7 +40,9 @@ def find_last_boxed(text: str, commands: tuple[str, ...] = _BOX_COMMANDS) -> tup
     if not isinstance(text, str):
         return None
     best: tuple[int, int, str] | None = None
-    closers: dict[int, int] | None = None  # built only if the last box is unclosed: keeps adversarial input linear
+    closers: dict[int, int] | None = (
+        None  # built only if the last box is unclosed: keeps adversarial input linear
+    )
     for cmd in commands:
         pos = len(text)
         tries = 0
@@ -78,7 +80,9 @@ def _all_closers(text: str) -> dict[int, int]:
     return closers
 
 
-def _box_at(text: str, start: int, cmd: str, closers: dict[int, int] | None = None) -> tuple[int, int, str] | None:
+def _box_at(
+    text: str, start: int, cmd: str, closers: dict[int, int] | None = None
+) -> tuple[int, int, str] | None:
     j = start + len(cmd)
     # \boxedfoo is another macro, not a box
     if j < len(text) and text[j].isalpha():

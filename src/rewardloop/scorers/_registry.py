@@ -108,7 +108,9 @@ class RouteTable:
         table = self._prefix if route.prefix else self._exact
         with self._lock:
             if not overwrite and route.pattern in table:
-                raise ConfigError(f"task {route.pattern!r} is already routed to {table[route.pattern].scorer!r}")
+                raise ConfigError(
+                    f"task {route.pattern!r} is already routed to {table[route.pattern].scorer!r}"
+                )
             table[route.pattern] = route
 
     def remove(self, pattern: str, *, prefix: bool = False) -> None:
@@ -131,8 +133,10 @@ class RouteTable:
     def routes(self) -> list[Route]:
         self._load_entry_points()
         with self._lock:
-            return [*sorted(self._exact.values(), key=lambda r: r.pattern),
-                    *sorted(self._prefix.values(), key=lambda r: r.pattern)]
+            return [
+                *sorted(self._exact.values(), key=lambda r: r.pattern),
+                *sorted(self._prefix.values(), key=lambda r: r.pattern),
+            ]
 
     def _load_entry_points(self) -> None:
         group, self._entry_point_group = self._entry_point_group, None
