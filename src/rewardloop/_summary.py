@@ -78,8 +78,13 @@ def format_table(summaries: list[TaskSummary]) -> str:
         acc = "-" if math.isnan(s.accuracy) else f"{s.accuracy:.3f}"
         lines.append((s.task, str(s.count), mean, acc, failed))
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(
-        c.ljust(w) if i in (0, 4) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-    )  # noqa: E731
+
+    def fmt(row: tuple[str, ...]) -> str:
+        cells = (
+            c.ljust(w) if i in (0, 4) else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+        return "  ".join(cells)
+
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([fmt(header), rule, *(fmt(r) for r in lines[:-1]), rule, fmt(lines[-1])])
