@@ -9,9 +9,13 @@ import rewardloop
 EXPECTED = {
     "ConfigError",
     "CustomFunctionError",
+    "InfraError",
     "InvalidSampleError",
     "MissingExtraError",
+    "RateLimited",
     "RewardLoopError",
+    "Runner",
+    "RunnerConfig",
     "Sample",
     "Score",
     "ScoreBatch",

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     ConfigError,
     CustomFunctionError,
+    InfraError,
     InvalidSampleError,
     MissingExtraError,
+    RateLimited,
     RewardLoopError,
     ScoringError,
     ScoringTimeout,
@@ -27,9 +29,13 @@ __version__ = "0.1.0"
 __all__ = [
     "ConfigError",
     "CustomFunctionError",
+    "InfraError",
     "InvalidSampleError",
     "MissingExtraError",
+    "RateLimited",
     "RewardLoopError",
+    "Runner",
+    "RunnerConfig",
     "Sample",
     "Score",
     "ScoreBatch",
@@ -60,10 +66,14 @@ _LAZY = {
     "default_compute_score": ".integrations.verl",
     "score": "._api",
     "score_many": "._api",
+    "Runner": ".execution._runner",
+    "RunnerConfig": ".execution._config",
 }
 
 if TYPE_CHECKING:
     from ._api import score, score_many
+    from .execution._config import RunnerConfig
+    from .execution._runner import Runner
     from .integrations.verl import default_compute_score
     from .scorers._base import Scorer, as_scorer
     from .scorers._registry import get_scorer, register_route, register_scorer

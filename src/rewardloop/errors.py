@@ -10,7 +10,9 @@
     ├── InvalidSampleError          one sample is malformed (missing field, wrong type); becomes status ``invalid_input``
     ├── ScoringError                scoring one sample failed
     │   ├── ScoringTimeout          the deadline passed; the worker was killed
-    │   └── WorkerCrashed           the process scoring the sample died (segfault, os._exit, out of memory)
+    │   ├── WorkerCrashed           the process scoring the sample died (segfault, os._exit, out of memory)
+    │   └── InfraError              a dependency failed (sandbox, model server, network); the Runner retries it
+    │       └── RateLimited         the dependency said "too many requests" (HTTP 429); carries retry_after
     └── MissingExtraError           an optional dependency is not installed; names the extra to install
 
 Per-sample errors are normally turned into a :class:`~rewardloop.Score` with a failure status by the
@@ -24,8 +26,10 @@ from collections.abc import Iterable
 __all__ = [
     "ConfigError",
     "CustomFunctionError",
+    "InfraError",
     "InvalidSampleError",
     "MissingExtraError",
+    "RateLimited",
     "RewardLoopError",
     "ScoringError",
     "ScoringTimeout",
@@ -93,6 +97,27 @@ class WorkerCrashed(ScoringError):
     def __init__(self, message: str, *, oom: bool = False) -> None:
         self.oom = oom
         super().__init__(message)
+
+
+class InfraError(ScoringError):
+    """A dependency of the scorer failed (sandbox, model server, network), not the answer.
+
+    Scorers raise it (or return a score with status ``infra_error``) for transient failures; the
+    :class:`~rewardloop.Runner` retries them with exponential backoff and jitter, and a sample whose
+    retries run out ends with status ``infra_error``, never as a wrong answer.
+    """
+
+
+class RateLimited(InfraError):
+    """The dependency refused the request for load (HTTP 429). ``retry_after`` is its ``Retry-After`` in
+    seconds, or None when it gave none; the Runner pauses every request of its limiter that long."""
+
+    def __init__(self, message: str = "rate limited", retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = None if retry_after is None else max(0.0, float(retry_after))
+
+    def __reduce__(self) -> tuple:  # keep retry_after across process boundaries
+        return (type(self), (str(self), self.retry_after))
 
 
 class MissingExtraError(RewardLoopError, ImportError):

@@ -103,22 +103,53 @@ class Score:
         return self.value if self.ok else on_error
 
 
-@dataclass(frozen=True)
+class _Default:
+    """Marks "argument not given" where ``None`` is a meaningful value."""
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+_DEFAULT = _Default()
+
+
+@dataclass(frozen=True, repr=False)
 class ScoreBatch(Sequence[Score]):
     """Scores of a batch in input order, held as columns.
 
     ``metrics`` has one column per key that any score reported (the union of keys); a sample that did not
     report a key holds ``None`` there, so heterogeneous scorers never break aggregation.
+
+    A batch made by the :class:`~rewardloop.Runner` also carries the run's report: ``queue_s`` and
+    ``exec_s`` (per sample: seconds spent waiting before execution, and executing), ``stats`` (status
+    counts, de-duplication, retries, throughput, latency percentiles; see ``docs/execution.md``) and
+    ``on_error``, the failure policy's reward that :meth:`rewards` uses by default. Those are empty / 0.0
+    for batches built with :meth:`from_scores` alone, and do not take part in ``==``.
     """
 
     values: tuple[float | None, ...]
     statuses: tuple[Status, ...]
     metrics: Mapping[str, tuple[Any, ...]]
     infos: tuple[Mapping[str, Any], ...]
+    queue_s: tuple[float, ...] = field(default=(), compare=False)
+    exec_s: tuple[float, ...] = field(default=(), compare=False)
+    stats: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    on_error: float | None = field(default=0.0, compare=False)
 
     @classmethod
-    def from_scores(cls, scores: Iterable[Score]) -> ScoreBatch:
+    def from_scores(
+        cls,
+        scores: Iterable[Score],
+        *,
+        queue_s: Sequence[float] = (),
+        exec_s: Sequence[float] = (),
+        stats: Mapping[str, Any] | None = None,
+        on_error: float | None = 0.0,
+    ) -> ScoreBatch:
         scores = list(scores)
+        for name, column in (("queue_s", queue_s), ("exec_s", exec_s)):
+            if column and len(column) != len(scores):
+                raise ValueError(f"{name} has {len(column)} entries for {len(scores)} scores")
         keys: dict[str, None] = {}
         for s in scores:
             keys.update(dict.fromkeys(s.metrics))
@@ -127,10 +158,18 @@ class ScoreBatch(Sequence[Score]):
             statuses=tuple(s.status for s in scores),
             metrics={k: tuple(s.metrics.get(k) for s in scores) for k in keys},
             infos=tuple(s.info for s in scores),
+            queue_s=tuple(queue_s),
+            exec_s=tuple(exec_s),
+            stats=dict(stats or {}),
+            on_error=on_error,
         )
 
     def __len__(self) -> int:
         return len(self.values)
+
+    def __repr__(self) -> str:  # short: batches hold thousands of rows (asyncio reprs task results)
+        failed = {k: v for k, v in self.status_counts().items() if v and k != Status.OK.value}
+        return f"<ScoreBatch n={len(self)} ok={len(self) - self.num_failed} failed={failed} mean={self.mean():.4g}>"
 
     def __getitem__(self, i: int) -> Score:  # type: ignore[override]
         if isinstance(i, slice):
@@ -145,9 +184,13 @@ class ScoreBatch(Sequence[Score]):
     def __iter__(self) -> Iterator[Score]:
         return (self[i] for i in range(len(self)))
 
-    def rewards(self, on_error: float | None = 0.0) -> list[float | None]:
-        """Rewards in input order; failed samples get ``on_error`` (``None`` or NaN to exclude them)."""
-        return [v if st is Status.OK else on_error for v, st in zip(self.values, self.statuses, strict=True)]
+    def rewards(self, on_error: float | _Default | None = _DEFAULT) -> list[float | None]:
+        """Rewards in input order; failed samples get ``on_error`` (``None`` or NaN to exclude them).
+
+        Without an argument, the batch's own ``on_error`` (the Runner's failure policy; 0.0 otherwise).
+        """
+        fill = self.on_error if isinstance(on_error, _Default) else on_error
+        return [v if st is Status.OK else fill for v, st in zip(self.values, self.statuses, strict=True)]
 
     def status_counts(self) -> dict[str, int]:
         """Number of samples per status, every status listed (zeros included)."""

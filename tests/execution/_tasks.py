@@ -305,3 +305,252 @@ class BadExecutionScorer(Scorer):
 
     def score(self, sample: Sample) -> Score:
         return Score(1.0)
+
+
+# -- scorers for the Runner tests --------------------------------------------------------------------
+
+
+class NoopScorer(Scorer):
+    name = "noop"
+
+    def score(self, sample: Sample) -> Score:
+        return Score(1.0)
+
+
+class NoopProcessScorer(NoopScorer):
+    name = "noop_process"
+    execution = "process"
+    timeout_s = 30.0
+
+
+class CountingScorer(Scorer):
+    """1.0 iff response == ground_truth; appends one line per call to the file ``path`` (works across
+    worker processes: O_APPEND writes of a few bytes are atomic)."""
+
+    name = "counting"
+    execution = "process"
+    timeout_s = 10.0
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def score(self, sample: Sample) -> Score:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{os.getpid()} {sample.response}\n".encode())
+        finally:
+            os.close(fd)
+        return Score(float(sample.response == sample.ground_truth), metrics={"pred": sample.response})
+
+
+def count_calls(path):
+    try:
+        with open(path) as fh:
+            return sum(1 for _ in fh)
+    except FileNotFoundError:
+        return 0
+
+
+class InlineCountingScorer(Scorer):
+    """Inline: counts calls per response in memory (the instance is never pickled)."""
+
+    name = "inline_counting"
+
+    def __init__(self):
+        self.calls = {}
+        self.lock = threading.Lock()
+
+    def score(self, sample: Sample) -> Score:
+        with self.lock:
+            self.calls[sample.response] = self.calls.get(sample.response, 0) + 1
+        return Score(float(sample.response == sample.ground_truth), metrics={"n": [1, 2]}, info={"x": {}})
+
+
+class FlakyScorer(Scorer):
+    """Raises InfraError on the first ``failures`` calls for each response, then scores 1.0."""
+
+    name = "flaky"
+
+    def __init__(self, failures, error="infra"):
+        self.failures = failures
+        self.error = error
+        self.calls = {}
+        self.lock = threading.Lock()
+
+    def score(self, sample: Sample) -> Score:
+        from rewardloop.errors import InfraError
+
+        with self.lock:
+            n = self.calls[sample.response] = self.calls.get(sample.response, 0) + 1
+        if n <= self.failures:
+            if self.error == "returned":
+                return Score.failure("infra_error", f"server down (call {n})")
+            raise InfraError(f"server down (call {n})")
+        return Score(1.0, info={"calls": n})
+
+
+class FileFlakyScorer(Scorer):
+    """Process scorer: raises RateLimited(retry_after=0) until the file ``path`` has ``failures`` lines."""
+
+    name = "file_flaky"
+    execution = "process"
+    timeout_s = 10.0
+
+    def __init__(self, path, failures):
+        self.path = str(path)
+        self.failures = failures
+
+    def score(self, sample: Sample) -> Score:
+        from rewardloop.errors import RateLimited
+
+        if count_calls(self.path) < self.failures:
+            with open(self.path, "a") as fh:
+                fh.write("x\n")
+            raise RateLimited("429 Too Many Requests", retry_after=0.01)
+        return Score(1.0)
+
+
+class WrongAnswerScorer(Scorer):
+    """Always 0.0 (a wrong answer is a result, never retried); counts calls."""
+
+    name = "wrong"
+
+    def __init__(self):
+        self.calls = 0
+
+    def score(self, sample: Sample) -> Score:
+        self.calls += 1
+        return Score(0.0)
+
+
+class ClockScorer(Scorer):
+    """Inline: records ``clock()`` at each call; raises RateLimited for the first ``limited`` calls and
+    reports ``tokens`` per call when given."""
+
+    name = "clock"
+
+    def __init__(self, clock, tokens=None, limited=0, retry_after=5.0):
+        self.clock = clock
+        self.tokens = tokens
+        self.limited = limited
+        self.retry_after = retry_after
+        self.times = []
+        self.outcomes = []
+
+    def score(self, sample: Sample) -> Score:
+        from rewardloop.errors import RateLimited
+
+        self.times.append(self.clock())
+        if len(self.times) <= self.limited:
+            self.outcomes.append("429")
+            raise RateLimited("429 Too Many Requests", retry_after=self.retry_after)
+        self.outcomes.append("ok")
+        info = {} if self.tokens is None else {"tokens": self.tokens}
+        return Score(1.0, info=info)
+
+
+class AsyncScorer(Scorer):
+    """An async scorer: ``ascore`` sleeps float(response) seconds on the event loop."""
+
+    name = "async"
+    timeout_s = 0.5
+
+    def score(self, sample: Sample) -> Score:
+        raise AssertionError("the Runner must await ascore, not call score")
+
+    async def ascore(self, sample: Sample) -> Score:
+        import asyncio
+
+        await asyncio.sleep(float(sample.response or 0))
+        return Score(1.0, info={"thread": threading.get_ident()})
+
+
+async def async_compute_score(data_source, solution_str, ground_truth, extra_info=None):
+    import asyncio
+
+    await asyncio.sleep(0.01)
+    return {"score": float(solution_str == ground_truth), "source": data_source}
+
+
+class BatchScorer(Scorer):
+    """Batch scorer: records chunk sizes; a chunk containing "boom" raises, one containing "hang" hangs."""
+
+    name = "batch"
+    supports_batch = True
+    execution = "process"
+    timeout_s = 0.2
+
+    def __init__(self, path=None):
+        self.path = None if path is None else str(path)
+
+    def score(self, sample: Sample) -> Score:
+        raise AssertionError("a batch scorer gets chunks")
+
+    def score_batch(self, samples):
+        if self.path is not None:
+            with open(self.path, "a") as fh:
+                fh.write(f"{len(samples)}\n")
+        responses = [s.response for s in samples]
+        if "boom" in responses:
+            raise RuntimeError("bad chunk")
+        if "hang" in responses:
+            time.sleep(60)
+        return [Score(float(s.response == s.ground_truth)) for s in samples]
+
+
+class WrongLengthBatchScorer(BatchScorer):
+    name = "wrong_length"
+    execution = "inline"
+
+    def score_batch(self, samples):
+        return [Score(1.0)]
+
+
+class SegfaultScorer(Scorer):
+    name = "segfault"
+    execution = "process"
+    timeout_s = 10.0
+
+    def score(self, sample: Sample) -> Score:
+        os.kill(os.getpid(), signal.SIGSEGV)
+        time.sleep(5)
+        return Score(0.0)
+
+
+class GrowForeverScorer(Scorer):
+    """Allocates 32 MB blocks until the worker's memory cap stops it."""
+
+    name = "grow"
+    execution = "process"
+    timeout_s = 20.0
+
+    def score(self, sample: Sample) -> Score:
+        blocks = []
+        while True:
+            blocks.append(bytearray(32 << 20))
+
+
+class NondeterministicScorer(InlineCountingScorer):
+    name = "nondeterministic"
+    deterministic = False
+
+
+class SlowInlineScorer(Scorer):
+    name = "slow_inline"
+
+    def score(self, sample: Sample) -> Score:
+        time.sleep(float(sample.response))
+        return Score(1.0)
+
+
+class NestedScorer(Scorer):
+    """Inline scorer that scores through the same Runner from inside the Runner's own loop."""
+
+    name = "nested"
+
+    def __init__(self, runner):
+        self.runner = runner
+
+    def score(self, sample: Sample) -> Score:
+        inner = self.runner.run_sync(DictScorer(), [sample])
+        return Score(inner.values[0] * 2)

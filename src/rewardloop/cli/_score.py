@@ -55,7 +55,7 @@ def _prepare(rows: list[dict[str, Any]], args: argparse.Namespace, custom: Score
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from ..execution._batch import score_pairs
+    from ..execution._runner import Runner
 
     _parse_routes(args.route, prefix=False)
     _parse_routes(args.route_prefix, prefix=True)
@@ -68,14 +68,18 @@ def run_score(args: argparse.Namespace) -> int:
         from tqdm import tqdm
 
         progress = tqdm(total=len(pairs), file=sys.stderr, unit="sample", desc="scoring", dynamic_ncols=True)
+    # the CLI writes failures as rows with their status, so the runner never raises (on_error=None)
+    runner = Runner(workers=args.workers, timeout_s=args.timeout, on_error=None)
     try:
-        scored = score_pairs(
-            pairs,
-            workers=args.workers,
-            timeout=args.timeout,
-            on_done=(lambda _i: progress.update(1)) if progress is not None else None,
+        scored = list(
+            runner.run_sync(
+                [scorer for scorer, _ in pairs],
+                [sample for _, sample in pairs],
+                on_done=(lambda _i: progress.update(1)) if progress is not None else None,
+            )
         )
     finally:
+        runner.close()
         if progress is not None:
             progress.close()
 

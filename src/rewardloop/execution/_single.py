@@ -16,7 +16,8 @@
      (``timeout``, else ``scorer.timeout_s``).
 
 3. never raise for a per-sample failure: :func:`failure_score` maps ``ScoringTimeout`` -> ``timeout``,
-   ``WorkerCrashed`` -> ``crashed``/``oom``, ``InvalidSampleError`` -> ``invalid_input``, and any other
+   ``WorkerCrashed`` -> ``crashed``/``oom``, ``InvalidSampleError`` -> ``invalid_input``,
+   ``InfraError`` -> ``infra_error`` (no retry here; the Runner retries), and any other
    ``Exception`` -> ``scorer_error`` (``info["error"]`` = ``"ExcType: message"``, ``info["traceback"]``
    = a short traceback, the worker's one for process work). A result that is not a ``Score`` goes
    through :func:`~rewardloop.scorers._base.coerce_score`.
@@ -34,7 +35,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConfigError, InvalidSampleError, ScoringTimeout, WorkerCrashed
+from ..errors import ConfigError, InfraError, InvalidSampleError, RateLimited, ScoringTimeout, WorkerCrashed
 from ..scorers._base import Scorer, coerce_score
 from ..types import Sample, Score, Status
 from ._workers import RemoteTraceback, WorkerPool, _check_timeout, default_pool
@@ -110,6 +111,8 @@ def failure_score(exc: BaseException) -> Score:
         status = Status.OOM if exc.oom else Status.CRASHED
     elif isinstance(exc, InvalidSampleError):
         status = Status.INVALID_INPUT
+    elif isinstance(exc, InfraError):
+        status = Status.INFRA_ERROR
     else:
         status = Status.SCORER_ERROR
     error = f"{type(exc).__name__}: {exc}"
@@ -117,6 +120,8 @@ def failure_score(exc: BaseException) -> Score:
     # unless the worker sent its own traceback (MemoryError).
     if status in (Status.SCORER_ERROR, Status.INVALID_INPUT) or isinstance(exc.__cause__, RemoteTraceback):
         return Score.failure(status, error, traceback=_short_traceback(exc))
+    if isinstance(exc, RateLimited) and exc.retry_after is not None:
+        return Score.failure(status, error, retry_after=exc.retry_after)
     return Score.failure(status, error)
 
 

@@ -6,13 +6,18 @@ execution layer owns deadlines, isolation and retries. A scorer *declares* how i
 * ``execution = "inline"`` — cheap and bounded (regexes on a clipped string); runs in the caller.
 * ``execution = "process"`` — may blow up (sympy, math-verify); runs in a worker process that is
   killed when ``timeout_s`` passes. ``quick(sample)`` may settle easy cases inline first.
+
+A scorer that is cheaper per sample on whole batches (a reward model) sets ``supports_batch = True`` and
+overrides :meth:`Scorer.score_batch`; the Runner then hands it chunks. A scorer whose verdict is not a
+function of the sample alone (sampling judges, anything random) sets ``deterministic = False`` so the
+Runner neither de-duplicates nor caches it.
 """
 
 from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from ..types import Sample, Score, Status
@@ -34,6 +39,10 @@ class Scorer(ABC):
     returns_dict: ClassVar[bool] = False
     #: the metric keys this scorer reports (verl's extra keys); failed samples report them as None
     metric_keys: ClassVar[tuple[str, ...]] = ()
+    #: True when :meth:`score_batch` is the efficient path: the Runner then sends whole chunks
+    supports_batch: ClassVar[bool] = False
+    #: identical samples get identical scores: the Runner may score them once and reuse the result
+    deterministic: ClassVar[bool] = True
 
     @abstractmethod
     def score(self, sample: Sample) -> Score:
@@ -42,6 +51,15 @@ class Scorer(ABC):
     def quick(self, sample: Sample) -> Score | None:
         """An optional cheap, bounded verdict computed inline before isolated execution; ``None`` = undecided."""
         return None
+
+    def score_batch(self, samples: Sequence[Sample]) -> list[Score]:
+        """Score several samples at once, one ``Score`` per sample in order (used when ``supports_batch``).
+
+        The default scores them one by one; batch scorers override it. The whole call runs under one
+        deadline (the per-sample timeout times the chunk size), and if it raises, every sample of the
+        chunk fails with that error.
+        """
+        return [self.score(sample) for sample in samples]
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
