@@ -296,3 +296,22 @@ def test_default_pool_is_shared_and_recreated_after_fork():
     os.close(read_fd)
     os.waitpid(pid, 0)
     assert default_pool() is pool
+
+
+def test_script_without_main_guard_can_use_process_scorers(tmp_path):
+    """The default launcher never re-imports the caller's __main__ (spawn would re-run the script)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        "from rewardloop import default_compute_score as f\n"
+        "print('RUN')\n"
+        "print(f('numina_olympiads', '\\\\boxed{x^2+4x+4}', '(x+2)^2'))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["RUN", "1.0"]  # printed once: the workers did not re-run the script
+    assert "bootstrapping" not in out.stderr

@@ -42,10 +42,13 @@ Limits (what this does *not* do):
   ``rewardloop.sandbox``.
 * Children a task spawns are killed with the worker only while they stay in its process group; a child
   that calls ``setsid()``/``setpgid()`` escapes.
-* POSIX only (process groups, ``resource``). Functions and arguments must pickle; with the default
-  ``spawn`` start method functions must be importable by their module path in a fresh interpreter.
-* Workers are not daemonic (so scorers may use ``multiprocessing`` themselves); a process that is itself
-  a *daemonic* ``multiprocessing`` child cannot start them, and its tasks fail with ``WorkerCrashed``.
+* POSIX only (process groups, ``resource``). Functions and arguments must pickle, and functions must be
+  importable by their module path in a fresh interpreter (not defined in ``__main__``): the default
+  ``subprocess`` launcher never imports the caller's script, so a script without a ``__main__`` guard
+  works (``spawn`` would re-run it in every worker).
+* Workers are not daemonic (so scorers may use ``multiprocessing`` themselves). With a ``multiprocessing``
+  start method, a process that is itself a *daemonic* ``multiprocessing`` child cannot start them (its
+  tasks fail with ``WorkerCrashed``); the default ``subprocess`` launcher has no such restriction.
 * On Linux a worker is SIGKILLed if the parent thread that started it (the dispatcher) dies, so a killed
   trainer does not leave workers behind.
 """
@@ -98,6 +101,8 @@ _STOP_GRACE_S = 2.0  # how long a stopped worker may take to exit before it is k
 _BOOT_TIMEOUT_S = 60.0  # how long a new worker may take to report ready before it is killed
 _BOOT_ATTEMPTS = 3  # consecutive start-up failures before queued tasks are failed
 _POLL_S = 1.0  # liveness polling period where pidfds are unavailable
+_SYS_PATH_ENV = "REWARDLOOP_WORKER_SYS_PATH"  # the parent's sys.path, for subprocess-launched workers
+_START_METHODS = ("subprocess", *multiprocessing.get_all_start_methods())
 _TB_CHARS = 8000  # traceback text kept from a worker
 
 # ----------------------------------------------------------------------------------------------------
@@ -121,6 +126,54 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None) -> None:
         os._exit(_EXIT_OOM)
     except (EOFError, OSError):
         pass  # the parent went away
+
+
+def _subprocess_main() -> None:
+    """Entry point of a worker started by :class:`_SubprocessWorker` (``python -c``): no ``__main__`` re-import."""
+    import json
+
+    fd, memory = int(sys.argv[1]), sys.argv[2]
+    paths = json.loads(os.environ.pop(_SYS_PATH_ENV, "[]"))
+    sys.path[:] = [*paths, *(p for p in sys.path if p not in paths)]
+    _worker_main(Connection(fd), None if memory == "-" else int(memory))
+
+
+class _SubprocessWorker:
+    """A worker process started with ``subprocess`` instead of :mod:`multiprocessing`.
+
+    ``spawn`` and ``forkserver`` children re-import the parent's ``__main__``: a script without an
+    ``if __name__ == "__main__"`` guard then re-runs itself in every worker and the pool cannot start.
+    This launcher runs a fresh interpreter that imports only rewardloop (and what tasks need), with the
+    parent's ``sys.path``; it also works from daemonic processes. It offers the small part of the
+    ``multiprocessing.Process`` interface the pool uses.
+    """
+
+    sentinel = None  # liveness comes from the pidfd, or from polling exitcode
+
+    def __init__(self, child_fd: int, memory_limit_mb: int | None) -> None:
+        import json
+        import subprocess
+
+        env = {**os.environ, _SYS_PATH_ENV: json.dumps([p for p in sys.path if p])}
+        code = "from rewardloop.execution._workers import _subprocess_main; _subprocess_main()"
+        memory = "-" if memory_limit_mb is None else str(memory_limit_mb)
+        self._popen = subprocess.Popen(
+            [sys.executable, "-c", code, str(child_fd), memory], pass_fds=(child_fd,), env=env, close_fds=True
+        )
+        self.pid = self._popen.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()  # negative for a signal, as multiprocessing reports it
+
+    def join(self, timeout: float | None = None) -> None:
+        import subprocess
+
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout)
+
+    def close(self) -> None:
+        pass
 
 
 def _die_with_parent() -> None:
@@ -385,8 +438,9 @@ class WorkerPool:
     ``size`` workers at most, started lazily on first use. ``max_tasks_per_worker`` (None: never)
     recycles a worker after that many tasks. ``memory_limit_mb`` caps each worker's memory (see the
     module docstring; with ``start_method="fork"`` the heap inherited from the parent counts too).
-    ``start_method`` is a :mod:`multiprocessing` start method; ``"spawn"`` (the default) is the safe
-    choice in a process that has threads (every trainer does).
+    ``start_method`` is ``"subprocess"`` (the default: a fresh interpreter that does not re-import the
+    caller's ``__main__``, safe in a process that has threads, as every trainer does) or a
+    :mod:`multiprocessing` start method (``"spawn"``, ``"forkserver"``, ``"fork"``).
 
     Use as a context manager or call :meth:`close`; a pool still open at interpreter exit is closed then.
     """
@@ -397,7 +451,7 @@ class WorkerPool:
         *,
         max_tasks_per_worker: int | None = 500,
         memory_limit_mb: int | None = None,
-        start_method: str = "spawn",
+        start_method: str = "subprocess",
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ConfigError(f"size must be an int >= 1, got {size!r}")
@@ -413,14 +467,13 @@ class WorkerPool:
             isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, int) or memory_limit_mb < 64
         ):
             raise ConfigError(f"memory_limit_mb must be an int >= 64 or None, got {memory_limit_mb!r}")
-        methods = multiprocessing.get_all_start_methods()
-        if start_method not in methods:
-            raise ConfigError(f"start_method must be one of {methods}, got {start_method!r}")
+        if start_method not in _START_METHODS:
+            raise ConfigError(f"start_method must be one of {list(_START_METHODS)}, got {start_method!r}")
         self.size = size
         self.max_tasks_per_worker = max_tasks_per_worker
         self.memory_limit_mb = memory_limit_mb
         self.start_method = start_method
-        self._ctx = multiprocessing.get_context(start_method)
+        self._ctx = None if start_method == "subprocess" else multiprocessing.get_context(start_method)
         self._owner_pid = os.getpid()
         # shared with callers, guarded by _lock
         self._lock = threading.Lock()
@@ -691,6 +744,20 @@ class WorkerPool:
                 self._boot_failed(f"could not start a worker process: {type(exc).__name__}: {exc}")
 
     def _spawn(self) -> None:
+        if self._ctx is None:
+            import socket
+
+            parent_sock, child_sock = socket.socketpair()
+            parent_conn = Connection(parent_sock.detach())
+            try:
+                process: Any = _SubprocessWorker(child_sock.fileno(), self.memory_limit_mb)
+            except BaseException:
+                parent_conn.close()
+                raise
+            finally:
+                child_sock.close()
+            self._add_worker(_Worker(process, parent_conn))
+            return
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         try:
             process = self._ctx.Process(
@@ -705,7 +772,9 @@ class WorkerPool:
             raise
         finally:
             child_conn.close()
-        worker = _Worker(process, parent_conn)
+        self._add_worker(_Worker(process, parent_conn))
+
+    def _add_worker(self, worker: _Worker) -> None:
         with self._lock:
             self._workers.append(worker)
             self._counts["workers_started"] += 1
@@ -726,7 +795,8 @@ class WorkerPool:
         for w in self._workers:
             if w.conn is not None:
                 objs.append(w.conn)
-            objs.append(w.watch)
+            if w.watch is not None:
+                objs.append(w.watch)
         return objs
 
     def _wait_timeout(self) -> float | None:
@@ -957,7 +1027,7 @@ class WorkerPool:
                 task.future.cancel()
         end = time.monotonic() + _STOP_GRACE_S
         while self._workers and (left := end - time.monotonic()) > 0:
-            for obj in wait([w.watch for w in self._workers], min(left, 0.1)):
+            for obj in wait([w.watch for w in self._workers if w.watch is not None], min(left, 0.1)):
                 for w in list(self._workers):
                     if obj == w.watch:
                         self._on_exit(w)
