@@ -47,9 +47,16 @@ _TB_CHARS = 2000
 
 
 def score_one(
-    scorer: Scorer, sample: Sample, *, timeout: float | None = None, pool: WorkerPool | None = None
+    scorer: Scorer,
+    sample: Sample,
+    *,
+    timeout: float | None = None,
+    pool: WorkerPool | None = None,
+    timing: bool = True,
 ) -> Score:
-    """Score one sample synchronously; per-sample failures come back as a failed :class:`Score`."""
+    """Score one sample synchronously; per-sample failures come back as a failed :class:`Score`.
+
+    ``timing=False`` skips recording ``info["exec_s"]`` (the verl facade's hot path does not report it)."""
     start = time.perf_counter()
     execution, deadline = _plan(scorer, timeout)
     try:
@@ -62,7 +69,7 @@ def score_one(
         score = _as_score(scorer, result)
     except Exception as exc:
         score = failure_score(exc)
-    return _with_timing(score, start)
+    return _with_timing(score, start) if timing else score
 
 
 async def ascore_one(

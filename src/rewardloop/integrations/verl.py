@@ -27,7 +27,7 @@ from typing import Any
 from .._loader import load_extern_object
 from ..errors import CustomFunctionError, InvalidSampleError
 from ..scorers._base import Scorer, coerce_score
-from ..scorers._registry import ROUTES, get_scorer
+from ..scorers._registry import resolve_scorer
 from ..types import Sample, Score, Status
 
 __all__ = [
@@ -161,14 +161,13 @@ def default_compute_score(
 
     on_error = float(kwargs.pop("on_error", 0.0))
     timeout = kwargs.pop("timeout", None)
-    route = ROUTES.resolve(data_source)
-    scorer = get_scorer(route.scorer, **route.options)
+    scorer = resolve_scorer(data_source)
     try:
         sample = sample_from_verl(data_source, solution_str, ground_truth, extra_info)
     except TypeError as exc:
         score = Score.failure(Status.INVALID_INPUT, str(exc))
     else:
-        score = score_one(scorer, sample, timeout=timeout)
+        score = score_one(scorer, sample, timeout=timeout, timing=False)
     return to_verl_result(scorer, score, on_error)
 
 

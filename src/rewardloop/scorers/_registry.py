@@ -99,6 +99,7 @@ class RouteTable:
         self._prefix: dict[str, Route] = {}
         self._lock = threading.Lock()
         self._entry_point_group = entry_point_group
+        self.version = 0  # bumped on every change, so callers may cache resolutions
         for route in routes or []:
             self.add(route)
 
@@ -112,10 +113,12 @@ class RouteTable:
                     f"task {route.pattern!r} is already routed to {table[route.pattern].scorer!r}"
                 )
             table[route.pattern] = route
+            self.version += 1
 
     def remove(self, pattern: str, *, prefix: bool = False) -> None:
         with self._lock:
             (self._prefix if prefix else self._exact).pop(pattern, None)
+            self.version += 1
 
     def resolve(self, task: object) -> Route:
         """The route for ``task``; unknown tasks raise :class:`UnknownTaskError` (a ``NotImplementedError``)."""
@@ -178,7 +181,17 @@ def register_route(task: str, scorer: str, *, prefix: bool = False, **options: A
     ROUTES.add(Route(task, scorer, dict(options), prefix=prefix))
 
 
+_resolved: dict[str, tuple[int, Scorer]] = {}
+
+
 def resolve_scorer(task: object) -> Scorer:
-    """The scorer instance that handles ``task``."""
+    """The scorer instance that handles ``task`` (memoised per task until the routing table changes)."""
+    version = ROUTES.version
+    hit = _resolved.get(task) if isinstance(task, str) else None
+    if hit is not None and hit[0] == version:
+        return hit[1]
     route = ROUTES.resolve(task)
-    return get_scorer(route.scorer, **route.options)
+    scorer = get_scorer(route.scorer, **route.options)
+    if isinstance(task, str) and len(_resolved) < 10_000:
+        _resolved[task] = (version, scorer)
+    return scorer

@@ -28,6 +28,7 @@ Where we deliberately differ (each listed in ``docs/_differences/gsm8k.md``):
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -131,6 +132,12 @@ def normalize_answer(value: Any) -> str | None:
         return _canonical(Decimal(repr(number))) if math.isfinite(number) else None
     if not isinstance(value, str):
         return None
+    return _normalize_text(value) if len(value) <= 4096 else _normalize_text.__wrapped__(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _normalize_text(value: str) -> str | None:
+    # memoised: a batch scores many responses against few distinct ground truths
     text = extract_solution(value, "strict") if _MARKER.strip() in value else _clean(value.strip())
     number = None if text is None else _to_decimal(text)
     return None if number is None else _canonical(number)
@@ -146,6 +153,8 @@ def _canonical(number: Decimal) -> str:
 
 def answers_equal(answer: str, ground_truth: str) -> bool:
     """Exact decimal equality when both are numbers (``"18" == "18.00"``), else string equality."""
+    if answer == ground_truth:
+        return True
     a, b = _to_decimal(answer), _to_decimal(ground_truth)
     if a is not None and b is not None:
         return a == b
