@@ -120,3 +120,10 @@ def test_plain_function_registered_as_scorer():
         assert rewardloop.score(Sample("abc"), "test_len").value == 3.0
     finally:
         rewardloop.scorers._registry.SCORERS.unregister("test_len")
+
+
+def test_broken_plugin_is_a_config_error_naming_it():
+    reg: Registry = Registry("scorer")
+    reg.register("broken", "no_such_module_xyz:Thing")
+    with pytest.raises(ConfigError, match="scorer 'broken' could not be loaded"):
+        reg.get("broken")

@@ -77,7 +77,10 @@ class Registry(Generic[T]):
         if entry is None:
             raise self._error(name, self.names())
         if isinstance(entry, str):
-            entry = load_object(entry)
+            try:
+                entry = load_object(entry)
+            except (ImportError, AttributeError) as exc:
+                raise ConfigError(f"{self.kind} {name!r} could not be loaded from {entry!r}: {exc}") from exc
             with self._lock:
                 self._entries[name] = entry
         return entry  # type: ignore[return-value]
