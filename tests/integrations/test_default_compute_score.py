@@ -41,8 +41,16 @@ def test_verl_verdicts_and_return_convention(source, response, gt, expected):
 
 
 def test_accepts_verl_keyword_call_and_sandbox_arguments():
-    out = dcs(data_source="openai/gsm8k", solution_str="#### 3", ground_truth="3", extra_info={"index": 1},
-              sandbox_fusion_url=None, concurrent_semaphore=None, memory_limit_mb=1024, reward_router_address=None)
+    out = dcs(
+        data_source="openai/gsm8k",
+        solution_str="#### 3",
+        ground_truth="3",
+        extra_info={"index": 1},
+        sandbox_fusion_url=None,
+        concurrent_semaphore=None,
+        memory_limit_mb=1024,
+        reward_router_address=None,
+    )
     assert out == 1.0
 
 
