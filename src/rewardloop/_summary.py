@@ -52,7 +52,7 @@ class TaskSummary:
 
 
 def summarize(items: Iterable[tuple[str, Score]]) -> list[TaskSummary]:
-    """One summary per task (in first-seen order) plus a final ``"ALL"`` row."""
+    """One summary per task (sorted by task) plus a final ``"ALL"`` row."""
     by_task: dict[str, TaskSummary] = {}
     total = TaskSummary("ALL")
     for task, score in items:
@@ -65,7 +65,7 @@ def summarize(items: Iterable[tuple[str, Score]]) -> list[TaskSummary]:
             else:
                 key = score.status.value
                 summary.failures[key] = summary.failures.get(key, 0) + 1
-    return [*by_task.values(), total]
+    return [*sorted(by_task.values(), key=lambda s: s.task), total]
 
 
 def format_table(summaries: list[TaskSummary]) -> str:
