@@ -2,7 +2,7 @@
 
 Each category says who is right:
 
-* ``ours`` -- a deliberate difference where verl is wrong; it is described in ``docs/_differences/``;
+* ``ours`` -- a deliberate difference where verl is wrong; it is described in ``docs/verl-differences.md``;
 * ``verl`` -- our scorer is wrong and must be fixed (reported to the scorer's owner);
 * ``debatable`` -- a judgement call; documented either way.
 
@@ -21,43 +21,43 @@ CATEGORIES: dict[str, tuple[str, str]] = {
     "gsm8k/answer_before_last_300_chars": (
         "ours",
         "a correct '#### N' followed by more than 300 characters: verl searches only the last 300 "
-        "(verl #7274); docs/_differences/gsm8k.md",
+        "(verl #7274); docs/verl-differences.md",
     ),
     "gsm8k/number_written_differently": (
         "ours",
         "'#### $60', '#### 222.00', '#### 42.' vs '60'/'222'/'42': verl's regex cannot see '$', keeps a "
-        "trailing period and compares raw strings; ours compares decimals; docs/_differences/gsm8k.md",
+        "trailing period and compares raw strings; ours compares decimals; docs/verl-differences.md",
     ),
     "hendrycks_math/fbox": (
         "ours",
         "the answer is in \\fbox{...}: verl locates it, then fails an assert in remove_boxed and scores 0; "
-        "docs/_differences/hendrycks_math.md",
+        "docs/verl-differences.md",
     ),
     "math_dapo/answer_outside_verl_window": (
         "ours",
         "the 'Answer:' line is not in the last 300 characters (or the box not in the last 100): verl sees "
-        "no answer (pred '[INVALID]', -1.0); ours searches the whole response; docs/_differences/math_dapo.md",
+        "no answer (pred '[INVALID]', -1.0); ours searches the whole response; docs/verl-differences.md",
     ),
     "math_dapo/fbox_or_bare_box": (
         "ours",
         "the answer is in \\fbox{...} or '\\boxed N': verl's box fallback only knows '\\boxed{'; "
-        "docs/_differences/math_dapo.md",
+        "docs/verl-differences.md",
     ),
     "math_dapo/boxed_fallback_normalised": (
         "ours",
         "no 'Answer:' line and a boxed answer with units, '\\$', degrees, \\text{}, \\textbf{} or 'x =': "
         "verl compares the box raw, ours applies the Minerva normalisation an 'Answer:' line gets; "
-        "docs/_differences/math_dapo.md",
+        "docs/verl-differences.md",
     ),
     "math_dapo/dfrac_tfrac_read_as_frac": (
         "ours",
         "'Answer: \\dfrac{2}{17}' vs '\\frac{2}{17}' (or the reverse): Minerva normalisation keeps "
-        "\\dfrac/\\tfrac; docs/_differences/math_dapo.md",
+        "\\dfrac/\\tfrac; docs/verl-differences.md",
     ),
     "hendrycks_math/boxed_space_brace": (
         "ours",
         "'\\boxed {3}' (a space before the brace): verl's '\\boxed ' branch keeps '{3}', which never equals "
-        "'3'; docs/_differences/hendrycks_math.md",
+        "'3'; docs/verl-differences.md",
     ),
     "prime_math/unreduced_fraction": (
         "ours",

@@ -11,7 +11,7 @@
 Defaults reproduce verl (``format_score=0.1``, ``use_boxed=True``): a correct, well-formatted answer gets
 1.0, a correct answer without ``<think>`` gets 0.9, a wrong one with the format 0.1.
 
-Deliberate differences (docs/_differences/geo3k.md): a response with no box has no answer (mathruler
+Deliberate differences (docs/verl-differences.md): a response with no box has no answer (mathruler
 grades the literal string ``"None"``, so a ground truth "None" was matched by any box-less response); the
 box is found by :mod:`rewardloop.scorers._latex` (escaped braces, ``\\boxed 5``, an unclosed last box
 falls back to the previous complete one); sympy never runs ``eval``; blow-ups are refused and hard cases

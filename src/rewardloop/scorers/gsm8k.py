@@ -11,7 +11,7 @@ Reproduced from verl:
   an answer was extracted but differs, and 0.0 when nothing was extracted. verl returns a bare float, so
   there are no metrics (``returns_dict = False``).
 
-Where we deliberately differ (each listed in ``docs/_differences/gsm8k.md``):
+Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 * verl searches only the last 300 characters, so a correct ``#### 42`` followed by a long tail scores 0
   (verl #7274). We scan backwards from the end, which looks at the tail first and still finds an answer

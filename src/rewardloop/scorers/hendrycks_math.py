@@ -10,7 +10,7 @@ units after ``\\text{ ``, ``\\%``, leading zeros of decimals, a short ``x =`` pr
 ``\\frac12``, ``0.5`` and ``a/b``); two answers are equal when their normalised forms are equal. The
 reward is 1.0 or 0.0 and verl returns a bare float (``returns_dict = False``).
 
-Where we deliberately differ (each listed in ``docs/_differences/hendrycks_math.md``):
+Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 * The answer is the last complete box found by :mod:`rewardloop.scorers._latex`: ``\\fbox{...}`` works
   (verl locates it and then fails an assert, scoring 0), ``\\boxed {5}`` and ``\\boxed 5`` followed by a

@@ -16,7 +16,7 @@ Reproduced from verl:
   (``pause_tokens_index`` moves that window). ``strict_box_verify=True`` uses only that box and compares
   it with the ground truth as a raw string.
 
-Where we deliberately differ (each listed in ``docs/_differences/math_dapo.md``):
+Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 * :func:`normalize_final_answer` runs in linear time. verl's regexes rescan to the end of the line from
   every position (``(.*?)(\\$)(.*?)(\\$)(.*)``, ``\\text{`` without ``}`` ...), which is quadratic: about

@@ -15,7 +15,7 @@ scorer gives the same verdict from any thread or event loop. The deadline is the
 after 30 s and reported with status ``timeout``, never as a wrong answer. verl's ``timeout_score``
 option is therefore a failure-policy setting of the runner, not of this scorer.
 
-Where we deliberately differ (each listed in ``docs/_differences/mathverify.md``):
+Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 * A ground truth that is not a non-empty str or an int, or one that math-verify cannot parse (for example ``"$"``),
   is a failure (``invalid_input`` / ``parse_error``) rather than a silent 0.0.

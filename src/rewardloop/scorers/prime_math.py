@@ -11,7 +11,7 @@ Reproduced from verl 0.9.1: the marker rules of the extraction, both normalisers
 its order, the guards that keep sympy away from unknown text and towers of exponents, and the fallback's
 quirks (``x_b`` base subscripts, ``\\pi`` tried as both ``math.pi`` and 3.14, the 1000-character clip).
 
-Deliberate differences (see docs/_differences/prime_math.md):
+Deliberate differences (see docs/verl-differences.md):
 
 * No ``eval``/``exec`` anywhere. verl ``eval``s any answer containing ``\\pi`` and list-looking answers
   against matrix ground truths, and ``parse_expr`` ``eval``s generated code (CVE-2026-6878). Here sympy

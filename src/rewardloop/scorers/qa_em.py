@@ -16,7 +16,7 @@ Reproduced from verl:
 * ``match="substring"`` is verl's ``compute_score_subem`` (the gold answer only has to occur inside the
   prediction), which verl has but never dispatches.
 
-Where we deliberately differ (each listed in ``docs/_differences/qa_em.md``):
+Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 * The ground truth may be ``{"target": answers}`` (verl's only accepted form), or the answers directly:
   a str, or a list / tuple / numpy array of str. Anything else, or no gold answer at all, is an
