@@ -5,28 +5,27 @@ Shared by every math scorer. All functions take and return plain strings and nev
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["find_last_boxed", "last_boxed_content", "last_boxed_only_string", "remove_boxed"]
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 
 
+_BRACE_EVENTS = re.compile(r"\\.|[{}]", re.DOTALL)  # an escaped character, or a brace
+
+
 def _match_brace(text: str, open_idx: int) -> int | None:
     """Index of the ``}`` closing the ``{`` at ``open_idx`` (escaped braces ``\\{``/``\\}`` are ignored), or None."""
     depth = 0
-    i = open_idx
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2  # skip the escaped character, e.g. \{ or \}
-            continue
+    for m in _BRACE_EVENTS.finditer(text, open_idx):
+        ch = m.group()
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
             if depth == 0:
-                return i
-        i += 1
+                return m.start()
     return None
 
 
@@ -66,17 +65,12 @@ def _all_closers(text: str) -> dict[int, int]:
     """Map of every ``{`` index to its closing ``}`` index, in one pass."""
     stack: list[int] = []
     closers: dict[int, int] = {}
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
+    for m in _BRACE_EVENTS.finditer(text):
+        ch = m.group()
         if ch == "{":
-            stack.append(i)
+            stack.append(m.start())
         elif ch == "}" and stack:
-            closers[stack.pop()] = i
-        i += 1
+            closers[stack.pop()] = m.start()
     return closers
 
 

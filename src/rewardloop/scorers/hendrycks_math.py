@@ -26,6 +26,7 @@ Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -64,6 +65,11 @@ _INT_SLASH_INT = re.compile(rf"({_INT})/({_INT})")
 
 
 def strip_string(text: str) -> str:
+    """:func:`_strip_string`, memoised for short strings (ground truths repeat across a batch)."""
+    return _strip_cached(text) if len(text) <= 512 else _strip_string(text)
+
+
+def _strip_string(text: str) -> str:
     """Normalise a MATH answer the way lm-eval-harness / verl do (see the module docstring for the steps)."""
     for old, new in _BEFORE_UNITS:
         text = text.replace(old, new)
@@ -139,6 +145,9 @@ def fix_a_slash_b(text: str) -> str:
     if match is None:
         return text
     return "\\frac{" + match.group(1) + "}{" + match.group(2) + "}"
+
+
+_strip_cached = functools.lru_cache(maxsize=16384)(_strip_string)
 
 
 def is_equiv(answer: str | None, ground_truth: str | None) -> bool:
