@@ -1,0 +1,225 @@
+"""A pool of long-lived launcher processes, one per concurrent run ("slot"), each living inside that
+slot's own cgroups.
+
+Why: moving a process into a cgroup (cgroup v1 in particular) waits for an RCU grace period and, while
+it does, blocks every fork on the machine; per run that cost 10-20 ms and halved throughput at two
+parallel runs. A launcher is moved once, when its slot is made; every run of the slot is then forked by
+the launcher and is born inside the cgroups. The parent sends the command and the stdio descriptors over
+a Unix socket (SCM_RIGHTS); the launcher answers with the pid, reaps the child, and reports its wait
+status and resource usage. Limits are rewritten before each run, and counters (OOM kills, CPU time) are
+read as differences.
+
+The launcher's children start with ``oom_score_adj`` 1000 (raising it needs no privilege), so when the
+cgroup, or the machine, runs out of memory the kernel kills the sandboxed programs first and never the
+launcher. If a launcher dies anyway, the run is a SANDBOX_ERROR and the slot is replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+
+from ._isolation import CgroupRun, Cgroups
+from ._process import Started
+
+__all__ = ["LauncherPool", "Slot"]
+
+log = logging.getLogger(__name__)
+
+_MAX_MESSAGE = 1 << 24
+_REAP_TIMEOUT_S = 10.0  # the supervisor only reaps after the exit (or a SIGKILL): this is a safety net
+
+_LAUNCHER_SOURCE = r"""
+import json, os, socket, subprocess, sys
+sock = socket.socket(fileno=int(sys.argv[1]))
+
+def oom_score_adj(value):
+    try:
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write(value)
+    except OSError:
+        pass
+
+while True:
+    try:
+        msg, fds, _, _ = socket.recv_fds(sock, 1 << 24, 3)
+    except OSError:
+        break
+    if not msg:
+        break
+    req = json.loads(msg)
+    # The child inherits 1000: the kernel kills the run's processes first, never the launcher. Raising
+    # our own value and lowering it back to where it was needs no privilege, and keeps vfork usable.
+    oom_score_adj("1000")
+    try:
+        proc = subprocess.Popen(req["argv"], stdin=fds[0], stdout=fds[1], stderr=fds[2], env=req["env"],
+                                cwd=req["cwd"], start_new_session=True, close_fds=True)
+    except Exception as exc:
+        reply = {"error": "%s: %s" % (type(exc).__name__, exc)}
+        proc = None
+    else:
+        reply = {"pid": proc.pid}
+    finally:
+        oom_score_adj("0")
+    for fd in fds:
+        os.close(fd)
+    sock.send(json.dumps(reply).encode())
+    if proc is None:
+        continue
+    _, status, ru = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    sock.send(json.dumps({"status": status, "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss}).encode())
+"""
+
+
+class Slot:
+    """One launcher and the cgroups it lives in."""
+
+    def __init__(self, cgroup: CgroupRun) -> None:
+        self.cgroup = cgroup
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _LAUNCHER_SOURCE, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd="/",
+                env={"PATH": os.defpath, "LANG": "C.UTF-8"},
+            )
+        self.sock = ours
+        try:
+            cgroup.join(self.proc.pid)
+        except OSError:
+            self.close()
+            raise
+        self.broken = False
+
+    def start(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: str, stdin: int, stdout: int, stderr: int
+    ) -> Started:
+        request = json.dumps({"argv": list(argv), "env": dict(env), "cwd": cwd}).encode()
+        try:
+            socket.send_fds(self.sock, [request], [stdin, stdout, stderr])
+            reply = self._receive()
+        except OSError:
+            self.broken = True
+            raise
+        if "pid" not in reply:
+            raise OSError(f"launcher could not start the command: {reply.get('error')}")
+        # the socket turns readable when the launcher reports the exit, or when the launcher dies
+        return Started(int(reply["pid"]), self._reap, direct=False, watch=self.sock.fileno())
+
+    def _reap(self) -> tuple[int, float, int] | None:
+        self.sock.settimeout(_REAP_TIMEOUT_S)
+        try:
+            reply = self._receive()
+        except OSError:  # includes the timeout: the slot's state is unknown, so it is replaced
+            self.broken = True
+            return None
+        finally:
+            self.sock.settimeout(None)
+        return int(reply["status"]), float(reply["cpu"]), int(reply["rss"])
+
+    def _receive(self) -> dict[str, object]:
+        data = self.sock.recv(_MAX_MESSAGE)
+        if not data:
+            raise OSError("the launcher exited")
+        reply = json.loads(data)
+        if not isinstance(reply, dict):
+            raise OSError("garbled launcher reply")
+        return reply
+
+    def kill_others(self) -> None:
+        """Kill every process of the slot's cgroups except the launcher itself."""
+        self.cgroup.kill_all(spare=self.proc.pid)
+
+    def alive(self) -> bool:
+        return not self.broken and self.proc.poll() is None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        with contextlib.suppress(OSError):
+            self.proc.send_signal(signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=2)
+        self.cgroup.kill_all()
+        self.cgroup.destroy()
+
+
+class LauncherPool:
+    """Slots on demand (at most one per concurrent run), reused across runs."""
+
+    def __init__(self, cgroups: Cgroups) -> None:
+        self._cgroups = cgroups
+        self._idle: queue.SimpleQueue[Slot] = queue.SimpleQueue()
+        self._all: list[Slot] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @contextlib.contextmanager
+    def slot(self, memory_bytes: int | None, max_tasks: int) -> Iterator[Slot | None]:
+        """A slot whose cgroups carry these limits, or None when no cgroup can be made."""
+        slot = self._take()
+        if slot is not None and not slot.cgroup.configure(memory_bytes, max_tasks + 1):
+            self._discard(slot)  # e.g. the memory cap is below what the cgroup already holds
+            slot = self._take(fresh=True)
+            if slot is not None and not slot.cgroup.configure(memory_bytes, max_tasks + 1):
+                self._discard(slot)
+                slot = None
+        try:
+            yield slot
+        finally:
+            if slot is not None:
+                slot.kill_others()
+                if slot.alive() and not self._closed:
+                    self._idle.put(slot)
+                else:
+                    self._discard(slot)
+
+    def _take(self, fresh: bool = False) -> Slot | None:
+        while not fresh:
+            try:
+                slot = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            if slot.alive():
+                return slot
+            self._discard(slot)
+        cgroup = self._cgroups.create()
+        if cgroup is None:
+            return None
+        try:
+            slot = Slot(cgroup)
+        except OSError as exc:
+            log.debug("could not start a launcher: %s", exc)
+            cgroup.destroy()
+            return None
+        with self._lock:
+            self._all.append(slot)
+        return slot
+
+    def _discard(self, slot: Slot) -> None:
+        with self._lock:
+            if slot in self._all:
+                self._all.remove(slot)
+        slot.close()
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            slots, self._all = self._all, []
+        for slot in slots:
+            slot.close()

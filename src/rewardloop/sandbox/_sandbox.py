@@ -1,0 +1,739 @@
+"""The :class:`Sandbox`: compile (with a cache) and run one program under limits, from any thread or
+event loop, at most ``max_parallel`` at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import json
+import logging
+import math
+import os
+import posixpath
+import secrets
+import shutil
+import stat
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..errors import ConfigError
+from ._isolation import (
+    Backend,
+    Cgroups,
+    MountPlan,
+    Workdir,
+    choose_isolation,
+    make_backend,
+    marker_command,
+    pid_alive,
+    plan_mounts,
+    prlimit_command,
+    unreachable_for_others,
+)
+from ._languages import LANGUAGES, Language, Toolchain, resolve_language
+from ._launcher import LauncherPool
+from ._process import Outcome, supervise
+from ._types import Limits, RunResult, RunStatus
+
+__all__ = ["Sandbox", "default_sandbox"]
+
+log = logging.getLogger(__name__)
+
+_DEFAULT_LIMITS = Limits()
+_MB = 1 << 20
+_THREAD_CAPS = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "RAYON_NUM_THREADS": "1",
+}
+_STD_PATH = "/usr/local/bin:/usr/bin:/bin"
+# The compile phase runs compilers, not the program: it gets more memory, tasks, file size and room.
+_COMPILE_MEMORY_MB = 2048
+_COMPILE_TASKS = 256
+_COMPILE_FILE_MB = 512
+_COMPILE_QUOTA_MB = 1024
+_STALE_AFTER_S = 24 * 3600
+
+
+@dataclass
+class _State:
+    """Everything a Sandbox builds lazily on first use (and rebuilds in a forked child)."""
+
+    base: str
+    cache_dir: str
+    toolchains: dict[str, Toolchain | None]
+    backend: Backend
+    cgroups: Cgroups
+    launchers: LauncherPool | None
+    owns_cache: bool
+
+    def slot(self, memory_bytes: int | None, max_tasks: int) -> Any:
+        if self.launchers is None:
+            return contextlib.nullcontext(None)
+        return self.launchers.slot(memory_bytes, max_tasks)
+
+
+class Sandbox:
+    """Runs untrusted programs. See the package docstring for exactly what is isolated.
+
+    ``isolation``: ``"auto"`` (default: ``unshare`` as root, else ``bwrap`` if installed, else ``none``
+    with a warning), or one of them explicitly (a ConfigError says why it is unavailable).
+    ``cache_dir``: where compiled programs are kept (default: a private temporary directory removed by
+    :meth:`close`). ``max_parallel``: runs at once across all threads and event loops using this
+    instance (default ``os.cpu_count()``). ``hidden_paths``: more directories to cover, in addition to
+    the defaults listed in the package docstring.
+    """
+
+    def __init__(
+        self,
+        *,
+        isolation: str = "auto",
+        cache_dir: str | None = None,
+        max_parallel: int | None = None,
+        hidden_paths: Sequence[str] = (),
+    ) -> None:
+        if max_parallel is None:
+            max_parallel = os.cpu_count() or 1
+        if not isinstance(max_parallel, int) or isinstance(max_parallel, bool) or max_parallel < 1:
+            raise ConfigError(f"Sandbox.max_parallel must be an int >= 1, got {max_parallel!r}")
+        if isinstance(hidden_paths, str) or any(not os.path.isabs(str(p)) for p in hidden_paths):
+            raise ConfigError(f"Sandbox.hidden_paths must be a list of absolute paths, got {hidden_paths!r}")
+        self.isolation = choose_isolation(isolation)
+        if self.isolation == "none":
+            log.warning(
+                "rewardloop sandbox: isolation='none': untrusted code runs with this user's rights, "
+                "network and filesystem; only resource limits and a scrubbed environment apply"
+            )
+        self.max_parallel = max_parallel
+        self._cache_dir_arg = os.path.abspath(cache_dir) if cache_dir is not None else None
+        self._hidden = tuple(str(p) for p in hidden_paths)
+        self._compiles = 0  # compile phases actually run (cache misses); tests read it
+        self._init_process_state()
+
+    def _init_process_state(self) -> None:
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self.max_parallel)
+        self._key_locks: dict[str, list[Any]] = {}
+        self._executor: ThreadPoolExecutor | None = None
+        self._state: _State | None = None
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _cleanup, self._pid, [None])
+
+    # ------------------------------------------------------------------------------------------ public API
+
+    def run(
+        self,
+        code: str,
+        language: str = "python",
+        *,
+        stdin: str | bytes = "",
+        limits: Limits = _DEFAULT_LIMITS,
+        files: Mapping[str, str | bytes] | None = None,
+        args: Sequence[str] = (),
+    ) -> RunResult:
+        """Compile (if needed) and run ``code``; never raises for anything the program does."""
+        return self._run(code, language, stdin, limits, files, args, None)
+
+    async def arun(
+        self,
+        code: str,
+        language: str = "python",
+        *,
+        stdin: str | bytes = "",
+        limits: Limits = _DEFAULT_LIMITS,
+        files: Mapping[str, str | bytes] | None = None,
+        args: Sequence[str] = (),
+    ) -> RunResult:
+        """:meth:`run` for event loops: the run happens on a worker thread; cancelling kills the program."""
+        cancel = threading.Event()
+        call = functools.partial(self._run, code, language, stdin, limits, files, args, cancel)
+        future = asyncio.get_running_loop().run_in_executor(self._get_executor(), call)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+
+    def languages(self) -> dict[str, bool]:
+        """Which languages have their toolchain installed here."""
+        state = self._ensure()
+        return {name: state.toolchains.get(name) is not None for name in LANGUAGES}
+
+    def close(self) -> None:
+        """Stop the mount holder, remove temporary directories. Idempotent."""
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        self._finalizer()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Sandbox(isolation={self.isolation!r}, max_parallel={self.max_parallel})"
+
+    # ------------------------------------------------------------------------------------------ set-up
+
+    def _ensure(self) -> _State:
+        if os.getpid() != self._pid:  # forked: the parent's holder, locks and threads are not ours
+            self._finalizer.detach()
+            self._init_process_state()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Sandbox is closed")
+            if self._state is None:
+                self._state = self._build_state()
+                self._finalizer.detach()
+                self._finalizer = weakref.finalize(self, _cleanup, self._pid, [self._state])
+            return self._state
+
+    def _build_state(self) -> _State:
+        _remove_stale_bases()
+        base = tempfile.mkdtemp(prefix=f"rewardloop-sandbox-{os.getpid()}-")
+        os.chmod(base, 0o711)
+        try:
+            cache_dir, toolchains, plan, backend = self._prepare(base)
+            backend.start()
+        except (OSError, ConfigError) as exc:
+            shutil.rmtree(base, ignore_errors=True)
+            raise ConfigError(f"the {self.isolation!r} sandbox could not start: {exc}") from exc
+        cgroups = Cgroups(backend.cgroup_controllers)
+        launchers = LauncherPool(cgroups) if cgroups.available and hasattr(os, "pidfd_open") else None
+        log.debug(
+            "sandbox %s: hidden=%s exposed=%s cgroups=%s",
+            self.isolation,
+            plan.hidden,
+            plan.exposed,
+            cgroups.describe(),
+        )
+        return _State(base, cache_dir, toolchains, backend, cgroups, launchers, self._cache_dir_arg is None)
+
+    def _prepare(self, base: str) -> tuple[str, dict[str, Toolchain | None], MountPlan, Backend]:
+        cache_dir = self._cache_dir_arg or os.path.join(base, "cache")
+        os.makedirs(cache_dir, mode=0o755, exist_ok=True)
+        toolchains = {name: lang.resolve() for name, lang in LANGUAGES.items()}
+        roots = [r for tc in toolchains.values() if tc for r in tc.roots]
+        plan = plan_mounts(self._hidden, [*roots, cache_dir])
+        backend = make_backend(self.isolation, base, plan)
+        if backend.drops_privileges:  # programs run as another uid: they must read the cache
+            if os.stat(cache_dir).st_uid == os.geteuid():
+                os.chmod(cache_dir, 0o755)
+            blocked = unreachable_for_others(cache_dir, plan)
+            if blocked:
+                raise ConfigError(f"cache_dir {cache_dir!r} is not reachable by other users ({blocked!r})")
+        return cache_dir, toolchains, plan, backend
+
+    def _get_executor(self) -> ThreadPoolExecutor:
+        self._ensure()
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    self.max_parallel, thread_name_prefix="rewardloop-sandbox"
+                )
+            return self._executor
+
+    # ------------------------------------------------------------------------------------------ one run
+
+    def _run(
+        self,
+        code: str,
+        language: str,
+        stdin: str | bytes,
+        limits: Limits,
+        files: Mapping[str, str | bytes] | None,
+        args: Sequence[str],
+        cancel: threading.Event | None,
+    ) -> RunResult:
+        lang = resolve_language(language)
+        job = _Job.build(lang, code, stdin, limits, files, args)
+        state = self._ensure()
+        tc = state.toolchains.get(lang.name)
+        if tc is None:
+            return _sandbox_error(f"no {lang.name} toolchain here (needs {', '.join(lang.tools)} on PATH)")
+        with self._slots:
+            try:
+                return self._compile_and_run(state, lang, tc, job, cancel)
+            except OSError as exc:  # the sandbox machinery failed (holder, cgroup fs, disk): infrastructure
+                log.warning("sandbox infrastructure error: %s", exc)
+                return _sandbox_error(f"sandbox infrastructure error: {exc}")
+
+    def _compile_and_run(
+        self, state: _State, lang: Language, tc: Toolchain, job: _Job, cancel: threading.Event | None
+    ) -> RunResult:
+        built = None
+        compiled = None
+        if lang.compiled:
+            compiled, built = self._compiled(state, lang, tc, job, cancel)
+            if compiled.status is RunStatus.SANDBOX_ERROR:
+                return _replace(compiled, compile=compiled)
+            if built is None:
+                return _compile_error(compiled)
+        argv = lang.run_argv(tc, job.code, job.source, built, job.limits)
+        sources = {} if lang.compiled else {job.source: job.code.encode()}
+        result = self._execute(state, lang, argv, job, job.limits, sources, _run_quota(job), cancel)
+        return _replace(result, compile=compiled) if compiled is not None else result
+
+    # ------------------------------------------------------------------------------------------ compiling
+
+    def _compiled(
+        self, state: _State, lang: Language, tc: Toolchain, job: _Job, cancel: threading.Event | None
+    ) -> tuple[RunResult, str | None]:
+        """(compile result, path of the built artefact or None) from the cache or a fresh compile."""
+        argv = lang.compile_argv(tc, job.source)
+        key = _cache_key(lang, tc, argv, job)
+        entry = os.path.join(state.cache_dir, key)
+        artefact = os.path.join(entry, lang.artefact(job.source))
+        with self._key_lock(key):
+            cached = _load_entry(entry)
+            if cached is not None:
+                return cached, (artefact if cached.ok else None)
+            limits = _compile_limits(job.limits)
+            sources = {job.source: job.code.encode()}
+            quota = _COMPILE_QUOTA_MB * _MB + job.files_size
+            with self._workdir(state, quota, 1 << 16) as (wd, uid):
+                result = self._execute_in(state, lang, argv, wd, uid, b"", limits, job.files, sources, cancel)
+                with self._lock:
+                    self._compiles += 1
+                produced = os.path.join(wd.host, lang.artefact(job.source))
+                problem = _unsafe_artefact(produced) if result.ok else None
+                if problem:  # the build is the compiler's, i.e. the program's, doing: a compile failure
+                    result = _replace(result, exit_code=1, stderr=f"{result.stderr}\nsandbox: {problem}")
+                if result.status is RunStatus.FINISHED:  # deterministic: cache successes and failures
+                    _store_entry(state.cache_dir, entry, result, produced if result.ok else None)
+        if result.ok and os.path.exists(artefact):
+            return result, artefact
+        if result.ok:
+            return _sandbox_error("the compile cache lost the built program"), None
+        return result, None
+
+    @contextlib.contextmanager
+    def _key_lock(self, key: str) -> Any:
+        """One compile per program at a time in this process; other processes race to an atomic rename."""
+        with self._lock:
+            slot = self._key_locks.setdefault(key, [threading.Lock(), 0])
+            slot[1] += 1
+        try:
+            with slot[0]:
+                yield
+        finally:
+            with self._lock:
+                slot[1] -= 1
+                if slot[1] == 0:
+                    self._key_locks.pop(key, None)
+
+    # ------------------------------------------------------------------------------------------ executing
+
+    def _execute(
+        self,
+        state: _State,
+        lang: Language,
+        argv: list[str],
+        job: _Job,
+        limits: Limits,
+        sources: dict[str, bytes],
+        quota: int,
+        cancel: threading.Event | None,
+    ) -> RunResult:
+        with self._workdir(state, quota, 1 << 14) as (wd, uid):
+            return self._execute_in(
+                state, lang, argv + list(job.args), wd, uid, job.stdin, limits, job.files, sources, cancel
+            )
+
+    @contextlib.contextmanager
+    def _workdir(self, state: _State, quota: int, inodes: int) -> Any:
+        uid = _random_uid() if state.backend.drops_privileges else os.geteuid()
+        wd = state.backend.make_workdir(quota, inodes, uid)
+        try:
+            yield wd, uid
+        finally:
+            state.backend.remove_workdir(wd)
+
+    def _execute_in(
+        self,
+        state: _State,
+        lang: Language,
+        argv: list[str],
+        wd: Workdir,
+        uid: int,
+        stdin: bytes,
+        limits: Limits,
+        files: Mapping[str, bytes],
+        sources: Mapping[str, bytes],
+        cancel: threading.Event | None,
+    ) -> RunResult:
+        _write_files(wd.host, {**files, **sources}, uid)
+        token = f"<<rewardloop-sandbox:{secrets.token_hex(12)}>>"
+        inner = _prlimit(lang, limits, state.backend.nproc_exact) + marker_command(token, argv)
+        command = state.backend.wrap(inner, wd, uid, limits.network)
+        with state.slot(_cgroup_memory(limits), limits.max_processes + 4) as slot:
+            outcome = supervise(
+                command,
+                env=_environment(wd.inner, state.toolchains),
+                cwd=state.backend.popen_cwd(wd),
+                stdin=stdin,
+                token=token.encode(),
+                wall_s=limits.wall_s,
+                output_bytes=limits.output_bytes,
+                starter=slot.start if slot is not None else None,
+                cancel=cancel,
+                kill_extra=slot.kill_others if slot is not None else None,
+            )
+            oom = slot is not None and slot.cgroup.oom_killed()
+            cgroup_cpu = slot.cgroup.cpu_s() if slot is not None else None
+        _account_cpu(outcome, cgroup_cpu, state.backend.rusage_complete)
+        state.backend.fix_outcome(outcome)
+        return _classify(outcome, lang, limits, oom)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# A validated request
+
+
+@dataclass(frozen=True)
+class _Job:
+    code: str
+    source: str
+    stdin: bytes
+    limits: Limits
+    files: dict[str, bytes]
+    args: tuple[str, ...]
+
+    @property
+    def files_size(self) -> int:
+        return sum(len(v) for v in self.files.values())
+
+    @classmethod
+    def build(
+        cls,
+        lang: Language,
+        code: str,
+        stdin: str | bytes,
+        limits: Limits,
+        files: Mapping[str, str | bytes] | None,
+        args: Sequence[str],
+    ) -> _Job:
+        if not isinstance(code, str):
+            raise TypeError(f"code must be str, got {type(code).__name__}")
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
+        if isinstance(args, str) or not all(isinstance(a, str) for a in args):
+            raise TypeError("args must be a sequence of str")
+        source = lang.source_name(code)
+        normalised = _check_files(files or {}, source)
+        return cls(code, source, _as_bytes(stdin, "stdin"), limits, normalised, tuple(args))
+
+
+def _as_bytes(value: str | bytes, what: str) -> bytes:
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{what} must be str or bytes, got {type(value).__name__}")
+
+
+def _check_files(files: Mapping[str, str | bytes], source: str) -> dict[str, bytes]:
+    out = {}
+    for name, content in files.items():
+        norm = posixpath.normpath(name) if isinstance(name, str) else ""
+        if not norm or norm.startswith(("/", "../")) or norm in (".", "..") or "\0" in norm:
+            raise ConfigError(f"file names must be relative paths inside the working directory, got {name!r}")
+        if norm == source:
+            raise ConfigError(f"file {name!r} would overwrite the program's own source file")
+        out[norm] = _as_bytes(content, f"files[{name!r}]")
+    return out
+
+
+def _write_files(root: str, files: Mapping[str, bytes], uid: int) -> None:
+    chown = uid != os.geteuid()
+    for name, content in files.items():
+        path = os.path.join(root, name)
+        parent = os.path.dirname(path)
+        if parent != root:
+            os.makedirs(parent, exist_ok=True)
+            if chown:
+                _chown_up(parent, root, uid)
+        with open(path, "wb") as fh:
+            fh.write(content)
+        if chown:
+            os.chown(path, uid, uid)
+
+
+def _chown_up(path: str, root: str, uid: int) -> None:
+    while path != root and path.startswith(root):
+        os.chown(path, uid, uid)
+        path = os.path.dirname(path)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Limits -> commands
+
+
+def _compile_limits(limits: Limits) -> Limits:
+    memory = None if limits.memory_mb is None else max(limits.memory_mb, _COMPILE_MEMORY_MB)
+    return Limits(
+        wall_s=limits.compile_wall_s,
+        cpu_s=limits.compile_wall_s,
+        memory_mb=memory,
+        output_bytes=limits.output_bytes,
+        max_processes=max(limits.max_processes, _COMPILE_TASKS),
+        file_size_mb=max(limits.file_size_mb, _COMPILE_FILE_MB),
+        network=False,
+    )
+
+
+def _run_quota(job: _Job) -> int:
+    """Size of the run's tmpfs working directory: room for a few files at the size cap."""
+    return max(64, 4 * job.limits.file_size_mb) * _MB + job.files_size + len(job.code.encode())
+
+
+def _prlimit(lang: Language, limits: Limits, nproc_exact: bool) -> list[str]:
+    memory = limits.memory_mb
+    return prlimit_command(
+        cpu_s=max(1, math.ceil(limits.effective_cpu_s)),
+        data_b=None if memory is None else memory * _MB,
+        stack_b=min(lang.stack_mb, memory or lang.stack_mb) * _MB,
+        fsize_b=limits.file_size_mb * _MB,
+        nproc=limits.max_processes if nproc_exact else None,
+    )
+
+
+def _cgroup_memory(limits: Limits) -> int | None:
+    if limits.memory_mb is None:
+        return None
+    # the cgroup also pays for the tmpfs working directory and page cache: leave room for both
+    return (limits.memory_mb + max(64, 4 * limits.file_size_mb) + 64) * _MB
+
+
+def _environment(workdir: str, toolchains: Mapping[str, Toolchain | None]) -> dict[str, str]:
+    extra = []
+    for tc in toolchains.values():
+        for exe in tc.executables.values() if tc else ():
+            d = os.path.dirname(exe)
+            if d not in extra and d not in _STD_PATH.split(":"):
+                extra.append(d)
+    path = ":".join([_STD_PATH, *extra])
+    return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", **_THREAD_CAPS}
+
+
+def _account_cpu(out: Outcome, cgroup_cpu_s: float | None, rusage_complete: bool) -> None:
+    """The cgroup sees every descendant; wait4 only those that were reaped along the wrapper chain."""
+    if cgroup_cpu_s is not None:
+        out.cpu_s = max(cgroup_cpu_s, out.cpu_s or 0.0)
+    elif not rusage_complete:
+        out.cpu_s = None
+
+
+def _random_uid() -> int:
+    """A uid no real account uses, fresh per run, so RLIMIT_NPROC counts exactly this run's tasks."""
+    return 1_000_000 + secrets.randbelow(1 << 30)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Outcome -> RunResult
+
+
+def _classify(out: Outcome, lang: Language, limits: Limits, oom_killed: bool) -> RunResult:
+    if out.started and out.exit_code is None and out.signal is None:
+        return _sandbox_error(f"the sandbox lost the program: {out.error or 'no exit status'}", out)
+    if not out.started:
+        detail = (out.error or out.prelude.decode(errors="replace").strip() or "no output")[-2000:]
+        if out.cancelled:
+            detail = "cancelled"
+        return _sandbox_error(f"the sandbox failed before the program started: {detail}", out)
+    status = _status(out, lang, limits, oom_killed)
+    return RunResult(
+        status=status,
+        exit_code=out.exit_code,
+        signal=out.signal,
+        stdout=out.stdout.decode(errors="replace"),
+        stderr=out.stderr.decode(errors="replace"),
+        wall_s=round(out.wall_s, 6),
+        cpu_s=None if out.cpu_s is None else round(out.cpu_s, 6),
+        truncated=out.truncated,
+        error="cancelled" if out.cancelled else out.error,
+    )
+
+
+def _status(out: Outcome, lang: Language, limits: Limits, oom_killed: bool) -> RunStatus:
+    if out.timed_out:
+        return RunStatus.TIMEOUT
+    if out.output_exceeded:
+        return RunStatus.OUTPUT_EXCEEDED
+    failed = out.exit_code != 0
+    if oom_killed:  # the kernel killed part of the tree for memory, even if the main process survived
+        return RunStatus.MEMORY_EXCEEDED
+    cpu_limit = max(1, math.ceil(limits.effective_cpu_s))
+    # a SIGKILL (or SIGXCPU) we did not send, with the CPU limit spent, is the kernel's RLIMIT_CPU kill;
+    # when the CPU time is unknown, a single-threaded program needs at least that much wall time
+    spent = out.cpu_s if out.cpu_s is not None else out.wall_s
+    if out.signal in (9, 24) and spent >= 0.9 * cpu_limit:
+        return RunStatus.TIMEOUT
+    if failed and _reports_oom(out.stderr, lang):
+        return RunStatus.MEMORY_EXCEEDED
+    if out.signal is not None and limits.memory_mb and out.max_rss_kb >= 0.9 * limits.memory_mb * 1024:
+        return RunStatus.MEMORY_EXCEEDED
+    return RunStatus.FINISHED
+
+
+def _reports_oom(stderr: bytes, lang: Language) -> bool:
+    tail = stderr[-8192:].decode(errors="replace")
+    return any(marker in tail for marker in (*lang.oom_markers, "Cannot allocate memory"))
+
+
+def _sandbox_error(message: str, out: Outcome | None = None) -> RunResult:
+    wall = 0.0 if out is None else round(out.wall_s, 6)
+    return RunResult(status=RunStatus.SANDBOX_ERROR, wall_s=wall, error=message)
+
+
+def _compile_error(compiled: RunResult) -> RunResult:
+    reason = None
+    if compiled.status is RunStatus.TIMEOUT:
+        reason = "the compile phase ran past its time limit"
+    elif compiled.status is not RunStatus.FINISHED:
+        reason = f"the compile phase ended with {compiled.status.value}"
+    return _replace(compiled, status=RunStatus.COMPILE_ERROR, compile=compiled, error=reason)
+
+
+def _replace(result: RunResult, **changes: Any) -> RunResult:
+    import dataclasses
+
+    return dataclasses.replace(result, **changes)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Compile cache: one directory per key, published by an atomic rename
+
+
+def _cache_key(lang: Language, tc: Toolchain, argv: Sequence[str], job: _Job) -> str:
+    digest = hashlib.sha256()
+    header = json.dumps([lang.name, tc.identity, list(argv), job.source, sorted(job.files)])
+    digest.update(header.encode())
+    for name in sorted(job.files):
+        digest.update(b"\0" + hashlib.sha256(job.files[name]).digest())
+    digest.update(b"\0" + job.code.encode())
+    return digest.hexdigest()
+
+
+def _load_entry(entry: str) -> RunResult | None:
+    try:
+        with open(os.path.join(entry, "result.json")) as fh:
+            data = json.load(fh)
+        data["status"] = RunStatus(data["status"])
+        return RunResult(**data)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _unsafe_artefact(path: str) -> str | None:
+    """Why the compile output must not be copied by us (we may be root), or None when it is plain.
+
+    Only directories and singly-linked regular files pass: a symbolic or hard link planted during the
+    compile phase would otherwise make the parent copy a file the program could not read itself.
+    """
+    try:
+        top = os.lstat(path)
+    except OSError:
+        return "the compiler produced no output"
+    entries = [(path, top)]
+    if stat.S_ISDIR(top.st_mode):
+        for root, dirs, names in os.walk(path):
+            entries += [(os.path.join(root, n), os.lstat(os.path.join(root, n))) for n in (*dirs, *names)]
+    for name, st in entries:
+        if stat.S_ISDIR(st.st_mode):
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            return f"the build produced something other than a plain file: {os.path.basename(name)!r}"
+    return None
+
+
+def _store_entry(cache_dir: str, entry: str, result: RunResult, artefact: str | None) -> None:
+    staging = tempfile.mkdtemp(prefix=".staging-", dir=cache_dir)
+    try:
+        if artefact is not None:
+            target = os.path.join(staging, os.path.basename(artefact))
+            if os.path.isdir(artefact):
+                shutil.copytree(artefact, target, symlinks=True)  # checked: there are none
+            else:
+                shutil.copyfile(artefact, target, follow_symlinks=False)
+                shutil.copymode(artefact, target, follow_symlinks=False)
+        record = {k: v for k, v in asdict(result).items() if k != "compile"}
+        record["status"] = result.status.value
+        with open(os.path.join(staging, "result.json"), "w") as fh:
+            json.dump(record, fh)
+        _publishable(staging)
+        os.rename(staging, entry)  # atomic; fails if another process published the same key first
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _publishable(root: str) -> None:
+    """Root owns the cache; every run's uid must read it and execute the programs in it."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            mode = os.stat(path).st_mode
+            os.chmod(path, 0o755 if mode & 0o111 else 0o644)
+        for name in dirnames:
+            os.chmod(os.path.join(dirpath, name), 0o755)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Clean-up and the process-wide default
+
+
+def _cleanup(owner_pid: int, holder: list[_State | None]) -> None:
+    state = holder[0]
+    if state is None or os.getpid() != owner_pid:
+        return
+    if state.launchers is not None:
+        state.launchers.close()
+    state.backend.close()
+    if state.owns_cache or state.cache_dir.startswith(state.base + os.sep):
+        shutil.rmtree(state.cache_dir, ignore_errors=True)
+    shutil.rmtree(state.base, ignore_errors=True)
+
+
+def _remove_stale_bases() -> None:
+    """Remove the temporary directories of sandboxes whose process died without cleaning up a day ago
+    or more (the age guards against a /tmp shared with processes this one cannot see)."""
+    root = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for name in os.listdir(root):
+            parts = name.split("-")
+            if not name.startswith("rewardloop-sandbox-") or len(parts) < 4 or pid_alive(parts[2]):
+                continue
+            path = os.path.join(root, name)
+            with contextlib.suppress(OSError):
+                if time.time() - os.stat(path).st_mtime > _STALE_AFTER_S:
+                    shutil.rmtree(path, ignore_errors=True)
+
+
+_default: Sandbox | None = None
+_default_lock = threading.Lock()
+
+
+def default_sandbox() -> Sandbox:
+    """The process-wide sandbox (``isolation="auto"``), created on first use."""
+    global _default
+    with _default_lock:
+        if _default is None or _default._closed:
+            _default = Sandbox()
+        return _default
