@@ -14,10 +14,10 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	touch $@
 
-# test install: torch pinned to the CPU build (constraints-dev.txt), dev tools
+# test install: torch pinned to the CPU build (constraints-dev.txt), dev tools, Ray (CPU-only wheel)
 $(VENV)/.dev: pyproject.toml constraints-dev.txt | $(BIN)/python
 	$(PIP) install -c constraints-dev.txt 'torch==2.13.0'
-	$(PIP) install -c constraints-dev.txt -e '.[dev]'
+	$(PIP) install -c constraints-dev.txt -e '.[dev,ray]'
 	touch $(VENV)/.core $@
 
 demo: $(VENV)/.core

@@ -13,6 +13,7 @@ EXPECTED = {
     "InvalidSampleError",
     "MissingExtraError",
     "RateLimited",
+    "RayRunner",
     "RewardLoopError",
     "Runner",
     "RunnerConfig",

@@ -33,6 +33,7 @@ __all__ = [
     "InvalidSampleError",
     "MissingExtraError",
     "RateLimited",
+    "RayRunner",
     "RewardLoopError",
     "Runner",
     "RunnerConfig",
@@ -67,12 +68,14 @@ _LAZY = {
     "score": "._api",
     "score_many": "._api",
     "Runner": ".execution._runner",
+    "RayRunner": ".execution._ray",
     "RunnerConfig": ".execution._config",
 }
 
 if TYPE_CHECKING:
     from ._api import score, score_many
     from .execution._config import RunnerConfig
+    from .execution._ray import RayRunner
     from .execution._runner import Runner
     from .integrations.verl import default_compute_score
     from .scorers._base import Scorer, as_scorer

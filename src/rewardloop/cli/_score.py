@@ -63,13 +63,23 @@ def run_score(args: argparse.Namespace) -> int:
     rows = read_rows(args.input)
     pairs, slots = _prepare(rows, args, custom)
 
+    # the CLI writes failures as rows with their status, so the runner never raises (on_error=None)
+    options = {"workers": args.workers, "timeout_s": args.timeout, "on_error": None}
+    runner: Any
+    if getattr(args, "ray", False):
+        from ..execution._ray import RayRunner
+
+        runner = RayRunner(num_actors=args.ray_actors, address=args.ray_address, **options)
+    else:
+        if getattr(args, "ray_address", None) is not None:
+            raise ConfigError("--ray-address needs --ray")
+        runner = Runner(**options)
+
     progress = None
     if not args.no_progress:
         from tqdm import tqdm
 
         progress = tqdm(total=len(pairs), file=sys.stderr, unit="sample", desc="scoring", dynamic_ncols=True)
-    # the CLI writes failures as rows with their status, so the runner never raises (on_error=None)
-    runner = Runner(workers=args.workers, timeout_s=args.timeout, on_error=None)
     try:
         scored = list(
             runner.run_sync(

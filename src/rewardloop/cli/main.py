@@ -60,7 +60,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--timeout", type=float, default=None, help="per-sample deadline in seconds (default: the scorer's)"
     )
-    p.add_argument("--workers", type=int, default=2, help="parallel workers (default: 2)")
+    p.add_argument(
+        "--workers", type=int, default=2, help="parallel workers (per Ray actor with --ray; default: 2)"
+    )
+    p.add_argument("--ray", action="store_true", help="score on a pool of Ray actors (needs rewardloop[ray])")
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="Ray cluster to join (e.g. auto or host:6379; default: RAY_ADDRESS, else a new local one)",
+    )
+    p.add_argument(
+        "--ray-actors", type=int, default=2, metavar="N", help="Ray actors to score on (default: 2)"
+    )
     p.add_argument(
         "--on-error",
         type=float,

@@ -1,5 +1,6 @@
 """The execution layer: :class:`Runner` (deadlines, worker processes, limits, retries, de-duplication,
-failure policy) and its :class:`RunnerConfig`.
+failure policy), its :class:`RunnerConfig`, and :class:`RayRunner`, the same interface over Ray actors
+(Ray itself is imported only when a ``RayRunner`` is built).
 
 Worker processes import this package, so it stays light: names resolve on first attribute access.
 """
@@ -8,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["RateLimiter", "Runner", "RunnerConfig", "TokenBucket", "WorkerPool"]
+__all__ = ["RateLimiter", "RayLimiter", "RayRunner", "Runner", "RunnerConfig", "TokenBucket", "WorkerPool"]
 
 _LAZY = {
     "RateLimiter": "._limits",
+    "RayLimiter": "._ray",
+    "RayRunner": "._ray",
     "Runner": "._runner",
     "RunnerConfig": "._config",
     "TokenBucket": "._limits",
@@ -21,6 +24,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from ._config import RunnerConfig
     from ._limits import RateLimiter, TokenBucket
+    from ._ray import RayLimiter, RayRunner
     from ._runner import Runner
     from ._workers import WorkerPool
 
