@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every benchmark: verdict parity with verl, throughput, and agreement with GSM8K labels.
+# Run every benchmark: verdict parity with verl, throughput, agreement with GSM8K labels, and the
+# execution engine against verl's reward managers (runner_vs_verl.py).
 # Called by `make bench`. Creates .venv-verl (verl 0.9.1 and its math extras) on first use.
 # Results land in bench/results/*.json; see bench/README.md.
 set -euo pipefail
@@ -26,4 +27,5 @@ fi
 "$PY" bench/parity_verl.py
 "$PY" bench/throughput.py
 "$PY" bench/gsm8k_labels.py
+"$PY" bench/runner_vs_verl.py
 echo "bench: results in bench/results/"

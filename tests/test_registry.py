@@ -69,6 +69,10 @@ def test_non_string_data_source_is_a_clear_error(bad):
         ("searchR1_nq", "search_r1_qa"),
         ("searchR1_bamboogle", "search_r1_qa"),
         ("math_verify", "math_verify"),
+        ("codecontests", "code"),
+        ("apps", "code"),
+        ("codeforces", "code"),
+        ("taco", "code"),
     ],
 )
 def test_verl_routing_table(source, scorer):

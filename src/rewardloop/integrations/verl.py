@@ -25,9 +25,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._loader import load_extern_object
-from ..errors import CustomFunctionError, InvalidSampleError
+from ..errors import ConfigError, CustomFunctionError, InvalidSampleError
 from ..scorers._base import Scorer, coerce_score
 from ..scorers._registry import resolve_scorer
+from ..scorers.code import CodeScorer
 from ..types import Sample, Score, Status
 
 __all__ = [
@@ -155,13 +156,23 @@ def default_compute_score(
     ``NotImplementedError("Reward function is not implemented for data_source='xyz'")``. A sample that
     fails (timeout, crash, malformed input) does not raise: it gets ``on_error`` (keyword, default 0.0) and
     the failure is logged; use :func:`rewardloop.score` to get the failure status as data. ``timeout``
-    (keyword) overrides the scorer's deadline. Sandbox arguments are accepted for the code sources.
+    (keyword) overrides the scorer's deadline. For the code sources, ``memory_limit_mb`` is the sandbox's
+    memory limit per test; ``sandbox_fusion_url`` raises :class:`ConfigError` (not supported yet: the local
+    sandbox is used when it is unset).
     """
     from ..execution._single import score_one
 
     on_error = float(kwargs.pop("on_error", 0.0))
     timeout = kwargs.pop("timeout", None)
     scorer = resolve_scorer(data_source)
+    if isinstance(scorer, CodeScorer):
+        if sandbox_fusion_url:
+            raise ConfigError(
+                "sandbox_fusion_url is not supported yet; leave it unset to run code in rewardloop's "
+                "local sandbox (rewardloop.sandbox)"
+            )
+        if memory_limit_mb is not None:
+            scorer = scorer.with_options(memory_mb=int(memory_limit_mb))
     try:
         sample = sample_from_verl(data_source, solution_str, ground_truth, extra_info)
     except TypeError as exc:

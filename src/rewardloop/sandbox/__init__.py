@@ -61,12 +61,27 @@ is switched with ``setpriv``, otherwise the program keeps the caller's uid insid
 the program runs as the caller, with the caller's network and filesystem, and can signal the caller's
 processes; only the limits, a scrubbed environment, a private working directory and a new session
 apply, and the task cap needs a pids cgroup (``RLIMIT_NPROC`` cannot tell runs apart when they share a
-uid). See ``docs/sandbox.md`` for the details, the languages and the measured overhead.
+uid). Test harnesses (stdin/stdout, call-based, HumanEval, MBPP) that judge a program per test case
+are in :mod:`rewardloop.sandbox.harness`. See ``docs/sandbox.md`` for the details, the languages and
+the measured overhead.
 """
 
 from __future__ import annotations
 
 from ._sandbox import Sandbox, default_sandbox
 from ._types import Limits, RunResult, RunStatus
+from .harness import TestResult, TestSpecError, TestStatus, TestSuite, parse_tests, run_tests
 
-__all__ = ["Limits", "RunResult", "RunStatus", "Sandbox", "default_sandbox"]
+__all__ = [
+    "Limits",
+    "RunResult",
+    "RunStatus",
+    "Sandbox",
+    "TestResult",
+    "TestSpecError",
+    "TestStatus",
+    "TestSuite",
+    "default_sandbox",
+    "parse_tests",
+    "run_tests",
+]

@@ -39,6 +39,7 @@ _BUILTIN_SCORERS = {
     "math_verify": "rewardloop.scorers.mathverify:MathVerifyScorer",
     "geo3k": "rewardloop.scorers.geo3k:Geo3KScorer",
     "search_r1_qa": "rewardloop.scorers.qa_em:SearchR1QAScorer",
+    "code": "rewardloop.scorers.code:CodeScorer",
 }
 for _name, _target in _BUILTIN_SCORERS.items():
     SCORERS.register(_name, _target)
@@ -168,7 +169,11 @@ def _builtin_routes() -> list[Route]:
         table.append((f"numina_{suffix}", "prime_math", False))
     for suffix in ("nq", "triviaqa", "popqa", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle"):
         table.append((f"searchR1_{suffix}", "search_r1_qa", False))
-    return [Route(pattern, scorer, prefix=prefix) for pattern, scorer, prefix in table]
+    routes = [Route(pattern, scorer, prefix=prefix) for pattern, scorer, prefix in table]
+    # verl scores these with continuous=True and accepts outputs equal within numpy's allclose
+    code_options = {"continuous": True, "float_tol": 1e-5}
+    routes += [Route(s, "code", code_options) for s in ("codecontests", "apps", "codeforces", "taco")]
+    return routes
 
 
 ROUTES = RouteTable(_builtin_routes(), entry_point_group="rewardloop.routes")
