@@ -129,7 +129,7 @@ def test_verl_parity(response, gold, value, acc, pred):
     assert set(score.metrics) == {"acc", "pred"}
 
 
-# Deliberate differences (docs/_differences/math_dapo.md): verl gives -1.0 for each of these.
+# Deliberate differences (docs/verl-differences.md): verl gives -1.0 for each of these.
 DIFFERENCE_CASES = [
     ("so \\boxed{\\dfrac{1}{2}}", "\\frac{1}{2}", "boxed", "tail"),  # fallback normalises both sides
     ("The answer is \\boxed{1,000}.", "1000", "boxed", "tail"),

@@ -1,0 +1,427 @@
+"""Test harnesses: turn a program and a test specification into one sandbox run per test case, and judge
+each run with a typed :class:`TestStatus`.
+
+Accepted specifications (a dict, or its JSON text; see :func:`parse_tests`):
+
+* **stdin/stdout** (APPS, CodeContests, Codeforces, TACO): ``{"inputs": [...], "outputs": [...]}``. Each
+  input is fed on stdin (a list of lines is joined with ``"\\n"``); the program passes when it exits 0 and
+  its stdout equals the expected output up to trailing whitespace on each line and trailing blank lines.
+  With ``float_tol`` the comparison is token-wise per line: two integer tokens must be equal, other
+  decimal numbers are equal when ``math.isclose(a, b, rel_tol=float_tol, abs_tol=float_tol)``. An expected output of ``None``
+  only asks for exit code 0.
+* **call-based** (``"fn_name"`` next to ``inputs``/``outputs``; python only): each input is the function's
+  arguments, either as APPS stores them (a string of JSON lines, one argument per line) or as a JSON list.
+  A generated driver calls ``fn_name`` (a module-level function, else ``Solution().fn_name``, LeetCode
+  style) and prints the JSON of the result after a random marker; the host decodes it and compares
+  decoded values: equal, or equal to the only element of a one-element expected list (APPS wraps results
+  that way). Tuples and lists are the same (JSON has only lists); with ``float_tol`` numbers compare with
+  tolerance. A function that raises fails with ``runtime_error`` even when the expected output is empty
+  or ``None`` (verl's SandboxFusion driver exits 0 there, verl #7853).
+* **HumanEval**: ``{"test": "def check(candidate): ...", "entry_point": "f", "prompt"?: "..."}``: one test,
+  the program ``prompt + code + test + check(entry_point)``; it passes when it exits 0.
+* **MBPP**: ``{"test_list": ["assert ...", ...], "test_setup_code"?: "..."}``: one test per assert, the
+  program ``code + test_setup_code + assert``; it passes when it exits 0.
+
+Statuses: ``passed``; ``wrong_answer`` (exit 0, wrong output, or a call-based result that is not JSON
+serialisable); ``runtime_error`` (non-zero exit, a signal, a failed assert, or output past the sandbox's
+output cap); ``timeout``; ``memory_exceeded``; ``compile_error``; ``sandbox_error`` (the sandbox itself
+failed: infrastructure, not the program's fault; callers must not count it as a failed test).
+
+:func:`run_tests` runs one sandbox program per test (simple, and cases cannot see each other), in order;
+``stop_on_failure`` stops at the first non-passing test (binary scoring needs no more). A sandbox error
+always stops the run. After a compile error of a stdin/stdout program (the same program for every test)
+the remaining tests are marked ``compile_error`` without running.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ._sandbox import Sandbox, default_sandbox
+from ._types import Limits, RunResult, RunStatus
+
+__all__ = [
+    "TestCase",
+    "TestResult",
+    "TestSpecError",
+    "TestStatus",
+    "TestSuite",
+    "compare_stdout",
+    "compare_values",
+    "parse_tests",
+    "run_tests",
+]
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+_DETAIL_CHARS = 300
+_DEFAULT_LIMITS = Limits()
+
+
+class TestSpecError(ValueError):
+    """A test specification is malformed; the message says what was wrong and what is allowed."""
+
+    __test__ = False
+
+
+class TestStatus(str, Enum):
+    """The verdict of one test case."""
+
+    __test__ = False  # not a pytest test class
+
+    PASSED = "passed"
+    WRONG_ANSWER = "wrong_answer"
+    RUNTIME_ERROR = "runtime_error"
+    TIMEOUT = "timeout"
+    COMPILE_ERROR = "compile_error"
+    MEMORY_EXCEEDED = "memory_exceeded"
+    SANDBOX_ERROR = "sandbox_error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test's verdict; ``detail`` is a short explanation (stderr tail, expected vs got) or ``None``."""
+
+    __test__ = False
+
+    index: int
+    status: TestStatus
+    detail: str | None = None
+    wall_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status is TestStatus.PASSED
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One case: ``stdin`` to feed and the ``expected`` output (``None``: only exit 0 is checked)."""
+
+    __test__ = False
+
+    stdin: str = ""
+    expected: Any = None
+    snippet: str = ""  # the assert (MBPP) or check (HumanEval) code appended to the program
+
+
+@dataclass(frozen=True)
+class TestSuite:
+    """A parsed specification. ``kind`` is ``"stdio"``, ``"call"``, ``"humaneval"`` or ``"mbpp"``."""
+
+    __test__ = False
+
+    kind: str
+    cases: tuple[TestCase, ...]
+    fn_name: str | None = None
+    prefix: str = ""  # HumanEval prompt, placed before the code
+    setup: str = ""  # MBPP test_setup_code, placed after the code
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+
+# ------------------------------------------------------------------------------------------ parsing
+
+
+def parse_tests(spec: Any) -> TestSuite:
+    """Parse a test specification (a dict or its JSON text) into a :class:`TestSuite`.
+
+    Raises :class:`TestSpecError` naming the problem: bad JSON, not an object, unknown layout,
+    ``inputs``/``outputs`` not lists of the same length, no test case at all, wrong field types.
+    """
+    if isinstance(spec, str | bytes):
+        try:
+            spec = json.loads(spec)
+        except ValueError as exc:
+            raise TestSpecError(f"test cases are not valid JSON: {exc}") from None
+    if not isinstance(spec, Mapping):
+        raise TestSpecError(f"test cases must be a JSON object, got {type(spec).__name__}")
+    if "inputs" in spec or "outputs" in spec:
+        suite = _parse_io(spec)
+    elif "test_list" in spec:
+        suite = _parse_mbpp(spec)
+    elif "test" in spec and "entry_point" in spec:
+        suite = _parse_humaneval(spec)
+    else:
+        raise TestSpecError(
+            f"unknown test layout (keys: {sorted(map(str, spec))[:10]}); expected "
+            '{"inputs", "outputs"[, "fn_name"]}, {"test_list"[, "test_setup_code"]} or {"test", "entry_point"}'
+        )
+    if not suite.cases:
+        raise TestSpecError("the test specification has no test case")
+    return suite
+
+
+def _text(value: Any, what: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value)
+    raise TestSpecError(f"{what} must be a string or a list of strings, got {type(value).__name__}")
+
+
+def _parse_io(spec: Mapping[str, Any]) -> TestSuite:
+    inputs, outputs = spec.get("inputs"), spec.get("outputs")
+    if not isinstance(inputs, list) or not isinstance(outputs, list):
+        raise TestSpecError('"inputs" and "outputs" must both be lists')
+    if len(inputs) != len(outputs):
+        raise TestSpecError(f'"inputs" has {len(inputs)} cases but "outputs" has {len(outputs)}')
+    fn_name = spec.get("fn_name")
+    if fn_name in (None, ""):
+        cases = []
+        for i, (inp, out) in enumerate(zip(inputs, outputs, strict=True)):
+            expected = None if out is None else _text(out, f"outputs[{i}]")
+            cases.append(TestCase(stdin=_text(inp, f"inputs[{i}]"), expected=expected))
+        return TestSuite("stdio", tuple(cases))
+    if not isinstance(fn_name, str) or not fn_name.isidentifier():
+        raise TestSpecError(f'"fn_name" must be a Python identifier, got {fn_name!r}')
+    cases = []
+    for i, (inp, out) in enumerate(zip(inputs, outputs, strict=True)):
+        cases.append(TestCase(stdin=json.dumps(_call_args(inp, i)), expected=_call_expected(out)))
+    return TestSuite("call", tuple(cases), fn_name=fn_name)
+
+
+def _call_args(inp: Any, i: int) -> list[Any]:
+    if isinstance(inp, list):
+        return inp
+    if isinstance(inp, str):
+        try:
+            return [json.loads(line) for line in inp.split("\n") if line.strip()]
+        except ValueError as exc:
+            raise TestSpecError(f"inputs[{i}] is not JSON lines of arguments: {exc}") from None
+    raise TestSpecError(f"inputs[{i}] of a call-based test must be JSON lines or a list of arguments")
+
+
+def _call_expected(out: Any) -> Any:
+    if isinstance(out, str):
+        try:
+            return json.loads(out)
+        except ValueError:
+            return out  # a bare string result stored unquoted
+    return out
+
+
+def _parse_mbpp(spec: Mapping[str, Any]) -> TestSuite:
+    tests = spec.get("test_list")
+    if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+        raise TestSpecError('"test_list" must be a list of assert statements (strings)')
+    setup = spec.get("test_setup_code") or ""
+    if not isinstance(setup, str):
+        raise TestSpecError('"test_setup_code" must be a string')
+    return TestSuite("mbpp", tuple(TestCase(snippet=t) for t in tests), setup=setup)
+
+
+def _parse_humaneval(spec: Mapping[str, Any]) -> TestSuite:
+    test, entry, prompt = spec.get("test"), spec.get("entry_point"), spec.get("prompt") or ""
+    if not isinstance(test, str) or not isinstance(prompt, str):
+        raise TestSpecError('"test" and "prompt" must be strings')
+    if not isinstance(entry, str) or not entry.isidentifier():
+        raise TestSpecError(f'"entry_point" must be a Python identifier, got {entry!r}')
+    snippet = f"{test}\n\ncheck({entry})\n"
+    return TestSuite("humaneval", (TestCase(snippet=snippet),), prefix=prompt)
+
+
+# ------------------------------------------------------------------------------------------ comparison
+
+
+def _lines(text: str) -> list[str]:
+    lines = [line.rstrip() for line in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _numbers_close(a: str, b: str, tol: float) -> bool:
+    if a == b:
+        return True
+    if not (_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b)):
+        return False
+    if _INTEGER.fullmatch(a) and _INTEGER.fullmatch(b):
+        try:
+            return int(a) == int(b)  # integers are exact: 1000000 is not 1000001
+        except ValueError:  # past Python's digit limit for int()
+            return False
+    x, y = float(a), float(b)
+    return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tol, abs_tol=tol)
+
+
+def compare_stdout(got: str, expected: str, float_tol: float | None = None) -> bool:
+    """Whether ``got`` matches ``expected`` up to trailing whitespace per line and trailing blank lines;
+    with ``float_tol``, token-wise per line with numeric tokens compared under that tolerance."""
+    a, b = _lines(got), _lines(expected)
+    if a == b:
+        return True
+    if float_tol is None or len(a) != len(b):
+        return False
+    for la, lb in zip(a, b, strict=True):
+        ta, tb = la.split(), lb.split()
+        if len(ta) != len(tb) or not all(
+            _numbers_close(x, y, float_tol) for x, y in zip(ta, tb, strict=True)
+        ):
+            return False
+    return True
+
+
+def _values_equal(a: Any, b: Any, tol: float | None) -> bool:
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_values_equal(x, y, tol) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_values_equal(a[k], b[k], tol) for k in a)
+    if tol is not None and isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+    return bool(a == b)
+
+
+def compare_values(got: Any, expected: Any, float_tol: float | None = None) -> bool:
+    """Call-based comparison of decoded values: equal (tuples = lists), or equal to the only element of a
+    one-element expected list (APPS stores results wrapped that way)."""
+    if _values_equal(got, expected, float_tol):
+        return True
+    return isinstance(expected, list) and len(expected) == 1 and _values_equal(got, expected[0], float_tol)
+
+
+# ------------------------------------------------------------------------------------------ programs
+
+_DRIVER = """
+
+def _rl_harness_main():
+    import json as _json
+    import sys as _sys
+
+    _args = _json.loads(_sys.stdin.read())
+    _name = {name!r}
+    _fn = globals().get(_name)
+    if not callable(_fn):
+        _cls = globals().get("Solution")
+        if _cls is None or not hasattr(_cls, _name):
+            raise NameError("no function or Solution method named " + _name)
+        _fn = getattr(_cls(), _name)
+    _result = _fn(*_args)
+
+    def _plain(value):
+        if isinstance(value, (set, frozenset)):
+            try:
+                return sorted(value)
+            except TypeError:
+                return list(value)
+        raise TypeError("result of type " + type(value).__name__ + " is not JSON serialisable")
+
+    try:
+        _text = _json.dumps(_result, default=_plain)
+    except (TypeError, ValueError) as _exc:
+        _sys.stdout.write("\\n" + {marker!r} + "!" + str(_exc) + "\\n")
+        return
+    _sys.stdout.flush()
+    _sys.stdout.write("\\n" + {marker!r} + "=" + _text + "\\n")
+    _sys.stdout.flush()
+
+
+_rl_harness_main()
+"""
+
+
+def _program(suite: TestSuite, code: str, case: TestCase, marker: str) -> str:
+    if suite.kind == "stdio":
+        return code
+    if suite.kind == "call":
+        return code + _DRIVER.format(name=suite.fn_name, marker=marker)
+    if suite.kind == "humaneval":
+        prefix = suite.prefix if not suite.prefix or suite.prefix.endswith("\n") else suite.prefix + "\n"
+        return f"{prefix}{code}\n\n{case.snippet}"
+    return f"{code}\n\n{suite.setup}\n\n{case.snippet}\n"
+
+
+def _tail(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _DETAIL_CHARS else "..." + text[-_DETAIL_CHARS:]
+
+
+def _clip(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=repr)
+    return text if len(text) <= _DETAIL_CHARS // 2 else text[: _DETAIL_CHARS // 2] + "..."
+
+
+def _judge(suite: TestSuite, case: TestCase, run: RunResult, marker: str, float_tol: float | None) -> tuple:
+    status = run.status
+    if status is RunStatus.SANDBOX_ERROR:
+        return TestStatus.SANDBOX_ERROR, run.error or "sandbox error"
+    if status is RunStatus.COMPILE_ERROR:
+        return TestStatus.COMPILE_ERROR, _tail(run.error or run.stderr)
+    if status is RunStatus.TIMEOUT:
+        return TestStatus.TIMEOUT, None
+    if status is RunStatus.MEMORY_EXCEEDED:
+        return TestStatus.MEMORY_EXCEEDED, None
+    if status is RunStatus.OUTPUT_EXCEEDED:
+        return TestStatus.RUNTIME_ERROR, "output limit exceeded"
+    if not run.ok:
+        how = f"exit code {run.exit_code}" if run.signal is None else f"signal {run.signal}"
+        return TestStatus.RUNTIME_ERROR, f"{how}: {_tail(run.stderr)}"
+    if suite.kind in ("humaneval", "mbpp"):
+        return TestStatus.PASSED, None
+    if suite.kind == "stdio":
+        if case.expected is None or compare_stdout(run.stdout, case.expected, float_tol):
+            return TestStatus.PASSED, None
+        return TestStatus.WRONG_ANSWER, f"expected {_clip(case.expected)!r}, got {_clip(run.stdout)!r}"
+    at = run.stdout.rfind("\n" + marker)
+    if at < 0:
+        return TestStatus.RUNTIME_ERROR, "the function did not return (the program exited early)"
+    line = run.stdout[at + 1 + len(marker) :].split("\n", 1)[0]
+    if line.startswith("!"):
+        return TestStatus.WRONG_ANSWER, line[1:]
+    try:
+        got = json.loads(line[1:])
+    except ValueError:
+        return TestStatus.WRONG_ANSWER, "the result could not be decoded"
+    if compare_values(got, case.expected, float_tol):
+        return TestStatus.PASSED, None
+    return TestStatus.WRONG_ANSWER, f"expected {_clip(case.expected)}, got {_clip(got)}"
+
+
+def run_tests(
+    code: str,
+    tests: TestSuite | Any,
+    *,
+    language: str = "python",
+    limits: Limits = _DEFAULT_LIMITS,
+    sandbox: Sandbox | None = None,
+    stop_on_failure: bool = False,
+    max_tests: int | None = None,
+    float_tol: float | None = None,
+) -> list[TestResult]:
+    """Run ``code`` against ``tests`` (a :class:`TestSuite` or anything :func:`parse_tests` accepts).
+
+    One sandbox run per case, in order, on the first ``max_tests`` cases (``None``: all). The list has one
+    result per case run: it is shorter than the suite when ``stop_on_failure`` stopped at a failure or a
+    ``sandbox_error`` stopped the run. Call-based, HumanEval and MBPP suites need ``language="python"``
+    (:class:`TestSpecError` otherwise). Never raises for anything the program does.
+    """
+    suite = tests if isinstance(tests, TestSuite) else parse_tests(tests)
+    if suite.kind != "stdio" and language != "python":
+        raise TestSpecError(f"{suite.kind} tests run python code only, not {language!r}")
+    sb = sandbox if sandbox is not None else default_sandbox()
+    cases: Sequence[TestCase] = suite.cases if max_tests is None else suite.cases[:max_tests]
+    results: list[TestResult] = []
+    for index, case in enumerate(cases):
+        marker = "@@rl-result-" + secrets.token_hex(8)
+        run = sb.run(_program(suite, code, case, marker), language, stdin=case.stdin, limits=limits)
+        status, detail = _judge(suite, case, run, marker, float_tol)
+        results.append(TestResult(index, status, detail, round(run.wall_s, 4)))
+        if status is TestStatus.SANDBOX_ERROR:
+            break
+        if status is TestStatus.COMPILE_ERROR and suite.kind == "stdio":
+            results.extend(TestResult(i, status, detail) for i in range(index + 1, len(cases)))
+            break
+        if stop_on_failure and status is not TestStatus.PASSED:
+            break
+    return results

@@ -1,0 +1,250 @@
+"""Test harnesses on real sandbox runs: every test format, every per-test status, the comparison rules."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from rewardloop.sandbox import Limits
+from rewardloop.sandbox.harness import (
+    TestSpecError,
+    TestStatus,
+    compare_stdout,
+    compare_values,
+    parse_tests,
+    run_tests,
+)
+
+from .conftest import skip_unless
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox needs Linux")
+
+P = TestStatus.PASSED
+WA = TestStatus.WRONG_ANSWER
+RE = TestStatus.RUNTIME_ERROR
+
+
+def statuses(results):
+    return [r.status for r in results]
+
+
+# ------------------------------------------------------------------------------------------ pure parts
+
+
+@pytest.mark.parametrize(
+    "got,expected,tol,ok",
+    [
+        ("4\n", "4", None, True),
+        ("1 2   \n3\n\n\n", "1 2\n3", None, True),
+        ("1 2\r\n3\r\n", "1 2\n3\n", None, True),
+        ("1  2\n", "1 2\n", None, False),  # inner whitespace counts
+        (" 4\n", "4\n", None, False),  # leading whitespace counts
+        ("4\n5\n", "4\n", None, False),
+        ("0.3333333\n", "0.333333333", None, False),
+        ("0.3333333\n", "0.333333333", 1e-6, True),
+        ("0.34\n", "0.333333333", 1e-6, False),
+        ("1e3 abc\n", "1000.0 abc", 1e-9, True),
+        ("1e3 abd\n", "1000.0 abc", 1e-9, False),
+        ("nan\n", "nan", 1e-6, True),  # equal text
+        ("inf\n", "1e999", 1e-6, False),  # words are not numbers
+        ("1000000\n", "1000001", 1e-5, False),  # integers compare exactly
+        ("1000000\n", "1000000.000001", 1e-5, True),
+        ("9" * 400 + ".0", "8" * 400 + ".0", 1e-5, False),  # overflow to inf is not equality
+        ("9" * 5000, "8" * 5000, 1e-5, False),  # past int()'s digit limit
+        ("", "", None, True),
+        ("\n\n", "", None, True),
+    ],
+)
+def test_compare_stdout(got, expected, tol, ok):
+    assert compare_stdout(got, expected, tol) is ok
+
+
+@pytest.mark.parametrize(
+    "got,expected,tol,ok",
+    [
+        ([3, 1], [3, 1], None, True),
+        ([3, 1], [[3, 1]], None, True),  # APPS wraps results in a one-element list
+        (5, [5], None, True),
+        ([[1, 2]], [[1, 2]], None, True),
+        ({"a": [1, 2]}, {"a": [1, 2]}, None, True),
+        (0.1 + 0.2, 0.3, None, False),
+        (0.1 + 0.2, 0.3, 1e-9, True),
+        ([1, 2], [2, 1], None, False),
+        (None, None, None, True),
+        ("x", "y", None, False),
+    ],
+)
+def test_compare_values(got, expected, tol, ok):
+    assert compare_values(got, expected, tol) is ok
+
+
+@pytest.mark.parametrize(
+    "spec,needle",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        (5, "JSON object"),
+        ({"foo": 1}, "unknown test layout"),
+        ({"inputs": ["1"], "outputs": []}, "1 cases"),
+        ({"inputs": "1", "outputs": "1"}, "must both be lists"),
+        ({"inputs": [], "outputs": []}, "no test case"),
+        ({"inputs": [1], "outputs": ["1"]}, "inputs[0]"),
+        ({"inputs": ["1"], "outputs": ["1"], "fn_name": "not a name"}, "fn_name"),
+        ({"inputs": ["{bad"], "outputs": ["1"], "fn_name": "f"}, "JSON lines"),
+        ({"test_list": "assert 1"}, "test_list"),
+        ({"test": "def check(c): pass", "entry_point": "1x"}, "entry_point"),
+    ],
+)
+def test_malformed_specs_name_the_problem(spec, needle):
+    with pytest.raises(TestSpecError, match=None) as info:
+        parse_tests(spec)
+    assert needle in str(info.value)
+
+
+def test_parse_layouts():
+    assert parse_tests('{"inputs": ["1"], "outputs": ["2"]}').kind == "stdio"
+    call = parse_tests({"inputs": ["1\n[2, 3]"], "outputs": ["[5]"], "fn_name": "f"})
+    assert call.kind == "call" and json.loads(call.cases[0].stdin) == [1, [2, 3]]
+    assert call.cases[0].expected == [5]
+    assert parse_tests({"test_list": ["assert f(1) == 1"]}).kind == "mbpp"
+    assert parse_tests({"test": "def check(c): pass", "entry_point": "f"}).kind == "humaneval"
+    lines = parse_tests({"inputs": [["1", "2"]], "outputs": [["3"]]})
+    assert lines.cases[0].stdin == "1\n2" and lines.cases[0].expected == "3"
+
+
+# ------------------------------------------------------------------------------------------ real runs
+
+DOUBLE = "n = int(input())\nprint(n * 2)   \n"
+
+
+@pytest.mark.sandbox
+def test_stdio_pass_wrong_answer_and_trailing_whitespace(sandbox):
+    tests = {"inputs": ["2\n", "3\n", "5"], "outputs": ["4", "7\n", "10\n\n"]}
+    assert statuses(run_tests(DOUBLE, tests, sandbox=sandbox)) == [P, WA, P]
+    # binary mode stops at the first failure
+    assert statuses(run_tests(DOUBLE, tests, sandbox=sandbox, stop_on_failure=True)) == [P, WA]
+    assert statuses(run_tests(DOUBLE, tests, sandbox=sandbox, max_tests=1)) == [P]
+
+
+@pytest.mark.sandbox
+def test_stdio_float_tolerance_and_runtime_error(sandbox):
+    code = "print(1 / 3)"
+    tests = {"inputs": [""], "outputs": ["0.333333"]}
+    assert statuses(run_tests(code, tests, sandbox=sandbox)) == [WA]
+    assert statuses(run_tests(code, tests, sandbox=sandbox, float_tol=1e-5)) == [P]
+    crash = run_tests("print(4)\nraise SystemExit(3)", {"inputs": [""], "outputs": ["4"]}, sandbox=sandbox)
+    assert statuses(crash) == [RE] and "exit code 3" in crash[0].detail
+
+
+@pytest.mark.sandbox
+def test_call_based_plain_function(sandbox):
+    code = "def add(a, b):\n    print('debug output is ignored')\n    return (a + b, [a])\n"
+    tests = {
+        "fn_name": "add",
+        "inputs": ["1\n2", "[1]\n[2]", [5, 5]],
+        "outputs": ["[[3, [1]]]", "[[1, 2], [[1]]]", "[10, [4]]"],
+    }
+    assert statuses(run_tests(code, tests, sandbox=sandbox)) == [P, P, WA]
+
+
+@pytest.mark.sandbox
+def test_call_based_solution_method_leetcode_style(sandbox):
+    code = (
+        "from typing import List\n"
+        "class Solution:\n"
+        "    def twoSum(self, nums: List[int], target: int) -> List[int]:\n"
+        "        seen = {}\n"
+        "        for i, x in enumerate(nums):\n"
+        "            if target - x in seen:\n"
+        "                return [seen[target - x], i]\n"
+        "            seen[x] = i\n"
+    )
+    tests = {
+        "fn_name": "twoSum",
+        "inputs": ["[2, 7, 11, 15]\n9", "[3, 3]\n6"],
+        "outputs": ["[0, 1]", "[1, 0]"],
+    }
+    assert statuses(run_tests(code, tests, sandbox=sandbox)) == [P, WA]
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("expected", ["", None, "null"])
+def test_raising_function_fails_even_with_empty_expected_output(sandbox, expected):
+    code = "def f(x):\n    raise ValueError('boom')\n"
+    results = run_tests(code, {"fn_name": "f", "inputs": ["1"], "outputs": [expected]}, sandbox=sandbox)
+    assert statuses(results) == [RE] and "ValueError: boom" in results[0].detail
+    # the same function returning None passes an expected null
+    ok = run_tests("def f(x):\n    return None\n", {"fn_name": "f", "inputs": ["1"], "outputs": ["null"]})
+    assert statuses(ok) == [P]
+
+
+@pytest.mark.sandbox
+def test_call_based_missing_function_and_unserialisable_result(sandbox):
+    missing = run_tests(
+        "def g(x): return x", {"fn_name": "f", "inputs": ["1"], "outputs": ["1"]}, sandbox=sandbox
+    )
+    assert statuses(missing) == [RE] and "NameError" in missing[0].detail
+    weird = run_tests(
+        "def f(x): return object()", {"fn_name": "f", "inputs": ["1"], "outputs": ["1"]}, sandbox=sandbox
+    )
+    assert statuses(weird) == [WA] and "not JSON serialisable" in weird[0].detail
+    exits = run_tests("import sys\ndef f(x): sys.exit(0)", {"fn_name": "f", "inputs": ["1"], "outputs": [""]})
+    assert statuses(exits) == [RE]
+
+
+@pytest.mark.sandbox
+def test_humaneval_check(sandbox):
+    spec = {
+        "prompt": 'def add(a: int, b: int) -> int:\n    """Add two numbers."""\n',
+        "test": "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(-1, 1) == 0\n",
+        "entry_point": "add",
+    }
+    assert statuses(run_tests("    return a + b\n", spec, sandbox=sandbox)) == [P]  # body completion
+    assert statuses(run_tests("def add(a, b):\n    return a + b\n", spec, sandbox=sandbox)) == [P]  # full def
+    wrong = run_tests("    return a - b\n", spec, sandbox=sandbox)
+    assert statuses(wrong) == [RE] and "AssertionError" in wrong[0].detail
+
+
+@pytest.mark.sandbox
+def test_mbpp_test_list(sandbox):
+    spec = {
+        "test_setup_code": "import math",
+        "test_list": ["assert area(1) == math.pi", "assert area(2) == 4 * math.pi", "assert area(0) == 1"],
+    }
+    code = "import math\ndef area(r):\n    return math.pi * r * r\n"
+    assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, P, RE]
+    assert statuses(run_tests(code, spec, sandbox=sandbox, stop_on_failure=True)) == [P, P, RE]
+
+
+@pytest.mark.sandbox
+def test_timeout_fails_only_its_own_test(sandbox):
+    code = "n = int(input())\nwhile n == 0:\n    pass\nprint(n)\n"
+    tests = {"inputs": ["1", "0", "3"], "outputs": ["1", "0", "3"]}
+    results = run_tests(code, tests, sandbox=sandbox, limits=Limits(wall_s=1))
+    assert statuses(results) == [P, TestStatus.TIMEOUT, P]
+
+
+@pytest.mark.sandbox
+def test_memory_exceeded(sandbox):
+    code = "x = bytearray(400 * 1024 * 1024)\nprint(len(x))"
+    results = run_tests(
+        code, {"inputs": [""], "outputs": ["1"]}, sandbox=sandbox, limits=Limits(memory_mb=128)
+    )
+    assert statuses(results) == [TestStatus.MEMORY_EXCEEDED]
+
+
+@pytest.mark.sandbox
+def test_cpp_compile_error_and_pass(sandbox):
+    skip_unless(sandbox, "cpp")
+    tests = {"inputs": ["2", "3"], "outputs": ["4", "6"]}
+    broken = run_tests("int main() { return 0", tests, language="cpp", sandbox=sandbox)
+    assert statuses(broken) == [TestStatus.COMPILE_ERROR] * 2
+    good = "#include <iostream>\nint main() { int n; std::cin >> n; std::cout << 2 * n << '\\n'; }\n"
+    assert statuses(run_tests(good, tests, language="cpp", sandbox=sandbox)) == [P, P]
+
+
+def test_python_only_formats_refuse_other_languages():
+    with pytest.raises(TestSpecError, match="python"):
+        run_tests("int main(){}", {"test_list": ["assert True"]}, language="cpp")
