@@ -70,18 +70,5 @@ from __future__ import annotations
 
 from ._sandbox import Sandbox, default_sandbox
 from ._types import Limits, RunResult, RunStatus
-from .harness import TestResult, TestSpecError, TestStatus, TestSuite, parse_tests, run_tests
 
-__all__ = [
-    "Limits",
-    "RunResult",
-    "RunStatus",
-    "Sandbox",
-    "TestResult",
-    "TestSpecError",
-    "TestStatus",
-    "TestSuite",
-    "default_sandbox",
-    "parse_tests",
-    "run_tests",
-]
+__all__ = ["Limits", "RunResult", "RunStatus", "Sandbox", "default_sandbox"]
