@@ -250,7 +250,7 @@ def test_wall_time_limit(any_sandbox):
 def test_cpu_time_limit(any_sandbox):
     result = any_sandbox.run("while True:\n    pass", limits=Limits(wall_s=10, cpu_s=1))
     assert result.status is RunStatus.TIMEOUT, result
-    assert result.cpu_s is not None and result.cpu_s >= 0.9
+    assert result.cpu_s is not None and result.cpu_s >= 0.75
     assert result.wall_s < 8
 
 
@@ -422,7 +422,7 @@ def test_direct_path_limits(direct_sandbox):
     )
     assert hog.status is RunStatus.MEMORY_EXCEEDED
     spin = direct_sandbox.run("while True:\n    pass", limits=Limits(cpu_s=1, wall_s=10))
-    assert spin.status is RunStatus.TIMEOUT and spin.cpu_s >= 0.9
+    assert spin.status is RunStatus.TIMEOUT and spin.cpu_s >= 0.75
 
 
 def test_direct_path_kills_background_children(direct_sandbox):
@@ -451,7 +451,7 @@ def test_slots_are_reused_and_counters_reset(tmp_path):
         assert len(pool._all) == 1  # one slot served every run
         spin = sb.run("while True:\n    pass", limits=Limits(cpu_s=1, wall_s=10))
         quick = sb.run("print(1)")
-        assert spin.cpu_s >= 0.9 and quick.cpu_s < 0.5  # CPU time is per run, not per slot
+        assert spin.cpu_s >= 0.75 and quick.cpu_s < 0.5  # CPU time is per run, not per slot
 
 
 def test_a_dead_launcher_is_replaced(tmp_path):

@@ -583,7 +583,8 @@ def _status(out: Outcome, lang: Language, limits: Limits, oom_killed: bool) -> R
     # a SIGKILL (or SIGXCPU) we did not send, with the CPU limit spent, is the kernel's RLIMIT_CPU kill;
     # when the CPU time is unknown, a single-threaded program needs at least that much wall time
     spent = out.cpu_s if out.cpu_s is not None else out.wall_s
-    if out.signal in (9, 24) and spent >= 0.9 * cpu_limit:
+    # (0.75: the kernel enforces RLIMIT_CPU on tick-sampled time, which can run ahead of rusage under load)
+    if out.signal in (9, 24) and spent >= 0.75 * cpu_limit:
         return RunStatus.TIMEOUT
     if failed and _reports_oom(out.stderr, lang):
         return RunStatus.MEMORY_EXCEEDED
