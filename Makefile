@@ -17,7 +17,7 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 # test install: torch pinned to the CPU build (constraints-dev.txt), dev tools, Ray (CPU-only wheel)
 $(VENV)/.dev: pyproject.toml constraints-dev.txt | $(BIN)/python
 	$(PIP) install -c constraints-dev.txt 'torch==2.13.0'
-	$(PIP) install -c constraints-dev.txt -e '.[dev,ray]'
+	$(PIP) install -c constraints-dev.txt -e '.[dev,ray,server]'
 	touch $(VENV)/.core $@
 
 demo: $(VENV)/.core

@@ -167,9 +167,17 @@ def test_default_compute_score_apps_end_to_end():
     assert result == 0.0 and isinstance(result, float)
 
 
-def test_default_compute_score_refuses_sandbox_fusion_url():
-    with pytest.raises(ConfigError, match="sandbox_fusion_url is not supported yet"):
-        rewardloop.default_compute_score("apps", "print(1)", "{}", sandbox_fusion_url="http://x/run_code")
+def test_default_compute_score_rejects_a_malformed_sandbox_fusion_url():
+    # a real server is exercised in tests/sandbox/test_fusion.py
+    with pytest.raises(ConfigError, match="must start with http"):
+        rewardloop.default_compute_score(
+            "apps", "print(1)", "{}", sandbox_fusion_url="localhost:8080/run_code"
+        )
+
+
+def test_code_scorer_refuses_a_backend_without_run():
+    with pytest.raises(ConfigError, match="run"):
+        CodeScorer(sandbox=object())
 
 
 # ------------------------------------------------------------------------------------------ real data sets

@@ -84,6 +84,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="list scorers and the data_source routing table")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("sandbox", help="the local code sandbox")
+    sandbox_sub = p.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
+    p = sandbox_sub.add_parser(
+        "serve",
+        help="serve the local sandbox over SandboxFusion's /run_code protocol (needs rewardloop[server])",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    p.add_argument(
+        "--max-parallel",
+        type=int,
+        default=None,
+        metavar="N",
+        help="programs running at once (default: the number of CPUs)",
+    )
     return parser
 
 
@@ -103,10 +119,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._score import run_list
 
             return run_list(args)
+        if args.command == "sandbox" and args.sandbox_command == "serve":
+            return _serve(args)
     except RewardLoopError as exc:
         print(f"rewardloop: error: {exc}", file=sys.stderr)
         return 2
     return 1  # pragma: no cover - argparse rejects unknown commands
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from ..server.sandbox_app import serve
+    except ImportError as exc:
+        from ..errors import MissingExtraError
+
+        raise MissingExtraError(exc.name or "fastapi", "server") from exc
+    serve(host=args.host, port=args.port, max_parallel=args.max_parallel)
+    return 0
 
 
 def _entry() -> Any:  # pragma: no cover

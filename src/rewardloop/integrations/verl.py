@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._loader import load_extern_object
-from ..errors import ConfigError, CustomFunctionError, InvalidSampleError
+from ..errors import CustomFunctionError, InvalidSampleError
 from ..scorers._base import Scorer, coerce_score
 from ..scorers._registry import resolve_scorer
 from ..scorers.code import CodeScorer
@@ -157,8 +157,11 @@ def default_compute_score(
     fails (timeout, crash, malformed input) does not raise: it gets ``on_error`` (keyword, default 0.0) and
     the failure is logged; use :func:`rewardloop.score` to get the failure status as data. ``timeout``
     (keyword) overrides the scorer's deadline. For the code sources, ``memory_limit_mb`` is the sandbox's
-    memory limit per test; ``sandbox_fusion_url`` raises :class:`ConfigError` (not supported yet: the local
-    sandbox is used when it is unset).
+    memory limit per test, and ``sandbox_fusion_url`` (a SandboxFusion server, or ``rewardloop sandbox
+    serve``; with or without ``/run_code``) runs the tests there through
+    :class:`~rewardloop.sandbox.fusion.SandboxFusionClient` instead of the local sandbox: its outages,
+    after retries, are ``infra_error`` failures, never failed tests. ``concurrent_semaphore`` is not
+    used: the client bounds requests per URL process-wide.
     """
     from ..execution._single import score_one
 
@@ -166,13 +169,15 @@ def default_compute_score(
     timeout = kwargs.pop("timeout", None)
     scorer = resolve_scorer(data_source)
     if isinstance(scorer, CodeScorer):
+        options: dict[str, Any] = {}
         if sandbox_fusion_url:
-            raise ConfigError(
-                "sandbox_fusion_url is not supported yet; leave it unset to run code in rewardloop's "
-                "local sandbox (rewardloop.sandbox)"
-            )
+            from ..sandbox.fusion import SandboxFusionClient
+
+            options["sandbox"] = SandboxFusionClient(sandbox_fusion_url)
         if memory_limit_mb is not None:
-            scorer = scorer.with_options(memory_mb=int(memory_limit_mb))
+            options["memory_mb"] = int(memory_limit_mb)
+        if options:
+            scorer = scorer.with_options(**options)
     try:
         sample = sample_from_verl(data_source, solution_str, ground_truth, extra_info)
     except TypeError as exc:

@@ -394,7 +394,7 @@ def run_tests(
     *,
     language: str = "python",
     limits: Limits = _DEFAULT_LIMITS,
-    sandbox: Sandbox | None = None,
+    sandbox: Sandbox | Any = None,
     stop_on_failure: bool = False,
     max_tests: int | None = None,
     float_tol: float | None = None,
@@ -404,7 +404,9 @@ def run_tests(
     One sandbox run per case, in order, on the first ``max_tests`` cases (``None``: all). The list has one
     result per case run: it is shorter than the suite when ``stop_on_failure`` stopped at a failure or a
     ``sandbox_error`` stopped the run. Call-based, HumanEval and MBPP suites need ``language="python"``
-    (:class:`TestSpecError` otherwise). Never raises for anything the program does.
+    (:class:`TestSpecError` otherwise). Never raises for anything the program does. ``sandbox``: the
+    backend, :func:`default_sandbox` when ``None``; any object with :meth:`Sandbox.run`'s signature works,
+    e.g. :class:`rewardloop.sandbox.fusion.SandboxFusionClient` (whose outages raise ``InfraError``).
     """
     suite = tests if isinstance(tests, TestSuite) else parse_tests(tests)
     if suite.kind != "stdio" and language != "python":

@@ -104,7 +104,10 @@ class CodeScorer(Scorer):
 
     Options: ``continuous`` (fraction passed, default True; else binary), ``max_tests`` (first N tests,
     default all), ``language`` (default ``"python"``), ``wall_s`` per test (default 10), ``memory_mb``
-    (default 1024), ``float_tol`` (numeric tolerance of output comparison, default None = exact).
+    (default 1024), ``float_tol`` (numeric tolerance of output comparison, default None = exact),
+    ``sandbox`` (the backend: ``None`` for the process-wide local sandbox, or any object with
+    :meth:`Sandbox.run <rewardloop.sandbox.Sandbox.run>`'s signature that pickles, such as
+    :class:`~rewardloop.sandbox.fusion.SandboxFusionClient` for a SandboxFusion server).
     """
 
     name = "code"
@@ -120,6 +123,7 @@ class CodeScorer(Scorer):
         wall_s: float = 10.0,
         memory_mb: int | None = 1024,
         float_tol: float | None = None,
+        sandbox: Any = None,
     ) -> None:
         if max_tests is not None and (not isinstance(max_tests, int) or max_tests < 1):
             raise ConfigError(f"max_tests must be an int >= 1 or None, got {max_tests!r}")
@@ -128,6 +132,9 @@ class CodeScorer(Scorer):
         self.language = language
         self.float_tol = float_tol
         self.limits = Limits(wall_s=wall_s, memory_mb=memory_mb)
+        if sandbox is not None and not callable(getattr(sandbox, "run", None)):
+            raise ConfigError(f"sandbox must have a run(code, language, ...) method, got {sandbox!r}")
+        self.sandbox = sandbox
 
     def with_options(self, **changes: Any) -> CodeScorer:
         """A copy with some options changed (``memory_mb=...`` from verl's ``memory_limit_mb``)."""
@@ -138,6 +145,7 @@ class CodeScorer(Scorer):
             "wall_s": self.limits.wall_s,
             "memory_mb": self.limits.memory_mb,
             "float_tol": self.float_tol,
+            "sandbox": self.sandbox,
             **changes,
         }
         return CodeScorer(**options)
@@ -158,6 +166,7 @@ class CodeScorer(Scorer):
             suite,
             language=self.language,
             limits=self.limits,
+            sandbox=self.sandbox,
             stop_on_failure=not self.continuous,
             max_tests=self.max_tests,
             float_tol=self.float_tol,
