@@ -28,4 +28,5 @@ fi
 "$PY" bench/throughput.py
 "$PY" bench/gsm8k_labels.py
 "$PY" bench/runner_vs_verl.py
+"$PY" bench/code_sandbox.py
 echo "bench: results in bench/results/"
