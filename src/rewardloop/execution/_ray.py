@@ -69,6 +69,7 @@ from ._config import RunnerConfig
 from ._limits import RateLimiter, Slots
 from ._runner import (
     _CACHEABLE,
+    Closable,
     Runner,
     _check_samples,
     _copy_score,
@@ -288,7 +289,7 @@ class _Done:
     exec_s: float
 
 
-class RayRunner:
+class RayRunner(Closable):
     """A :class:`Runner` whose work runs on a pool of Ray actors, each with its own local runner.
 
     ``RayRunner(config=None, *, num_actors=2, address=None, actor_options=None, **overrides)``: ``config``
@@ -476,26 +477,6 @@ class RayRunner:
                 ray.kill(h, no_restart=True)
         if self._owns_ray:
             ray.shutdown()
-
-    async def aclose(self) -> None:
-        """:meth:`close` without blocking the event loop."""
-        await asyncio.to_thread(self.close)
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def __enter__(self) -> RayRunner:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> RayRunner:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"

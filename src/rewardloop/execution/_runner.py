@@ -162,7 +162,42 @@ class _Timed:
 # the runner
 
 
-class Runner:
+_C = TypeVar("_C", bound="Closable")
+
+
+class Closable:
+    """Context-manager and async-close plumbing shared by :class:`Runner` and ``RayRunner``.
+
+    Subclasses implement ``close()`` (idempotent) and keep ``_closed``.
+    """
+
+    _closed: bool
+
+    def close(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """:meth:`close` without blocking the event loop."""
+        await asyncio.to_thread(self.close)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    async def __aenter__(self: _C) -> _C:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class Runner(Closable):
     """Scores samples with hard deadlines, isolation, limits, retries, de-duplication and a failure policy.
 
     ``Runner(config=None, **overrides)``: ``config`` is a :class:`RunnerConfig` or a mapping (parsed by
@@ -290,26 +325,6 @@ class Runner:
             loop_thread.stop()
         if pool is not None and os.getpid() == self._owner_pid:
             pool.close()
-
-    async def aclose(self) -> None:
-        """:meth:`close` without blocking the event loop."""
-        await asyncio.to_thread(self.close)
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def __enter__(self) -> Runner:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Runner:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
 
     def __repr__(self) -> str:
         c = self.config
