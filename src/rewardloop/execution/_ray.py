@@ -78,6 +78,7 @@ from ._runner import (
     _quick,
     _run_in_fresh_thread,
     batch_stats,
+    finish_batch,
 )
 
 __all__ = ["RayLimiter", "RayRunner"]
@@ -682,20 +683,7 @@ class RayRunner(Closable):
             retries=batch.retries,
         )
         stats.update(actors=self.num_actors, chunks=batch.chunks, resubmitted=batch.resubmitted)
-        on_error = self.config.on_error
-        result = ScoreBatch.from_scores(
-            [d.score for d in done],
-            queue_s=[round(d.queue_s, 6) for d in done],
-            exec_s=[round(d.exec_s, 6) for d in done],
-            stats=stats,
-            on_error=None if on_error == "raise" else on_error,  # type: ignore[arg-type]
-        )
-        if on_error == "raise" and result.num_failed:
-            first = next(i for i, st in enumerate(result.statuses) if st is not Status.OK)
-            err = _failure_error(result[first], batch.samples[first], first, result.num_failed, len(result))
-            err.batch = result  # type: ignore[attr-defined]
-            raise err
-        return result
+        return finish_batch(done, batch.samples, stats, self.config.on_error)
 
     def _call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
         try:

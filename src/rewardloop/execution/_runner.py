@@ -649,20 +649,7 @@ class Runner(Closable):
             cache_hits=batch.cache_hits,
             retries=ctx.retries,
         )
-        on_error = self.config.on_error
-        result = ScoreBatch.from_scores(
-            [d.score for d in done],
-            queue_s=[round(d.queue_s, 6) for d in done],
-            exec_s=[round(d.exec_s, 6) for d in done],
-            stats=stats,
-            on_error=None if on_error == "raise" else on_error,  # type: ignore[arg-type]
-        )
-        if on_error == "raise" and result.num_failed:
-            first = next(i for i, st in enumerate(result.statuses) if st is not Status.OK)
-            err = _failure_error(result[first], batch.samples[first], first, result.num_failed, len(result))
-            err.batch = result  # type: ignore[attr-defined]
-            raise err
-        return result
+        return finish_batch(done, batch.samples, stats, self.config.on_error)
 
     # -- the sync facade -----------------------------------------------------------------------------
 
@@ -1003,6 +990,27 @@ def _reported_tokens(score: Score) -> float | None:
         parts = [v for v in tokens.values() if isinstance(v, int | float) and not isinstance(v, bool)]
         return float(sum(parts)) if parts else None
     return None
+
+
+def finish_batch(
+    done: Sequence[Any], samples: Sequence[Sample], stats: dict[str, Any], on_error: Any
+) -> ScoreBatch:
+    """Assemble the :class:`ScoreBatch` of finished samples (``done[i]`` has ``score``, ``queue_s``,
+    ``exec_s``) and apply the ``"raise"`` failure policy: a :class:`ScoringError` naming the first failed
+    sample, with the whole batch attached as ``err.batch``."""
+    result = ScoreBatch.from_scores(
+        [d.score for d in done],
+        queue_s=[round(d.queue_s, 6) for d in done],
+        exec_s=[round(d.exec_s, 6) for d in done],
+        stats=stats,
+        on_error=None if on_error == "raise" else on_error,
+    )
+    if on_error == "raise" and result.num_failed:
+        first = next(i for i, st in enumerate(result.statuses) if st is not Status.OK)
+        err = _failure_error(result[first], samples[first], first, result.num_failed, len(result))
+        err.batch = result  # type: ignore[attr-defined]
+        raise err
+    return result
 
 
 def _failure_error(score: Score, sample: Sample, index: int | None, failed: int, n: int) -> ScoringError:
