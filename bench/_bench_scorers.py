@@ -26,3 +26,20 @@ class NoopProcessScorer(NoopScorer):
     name = "bench_noop_process"
     execution = "process"
     timeout_s = 10.0
+
+
+class BusyScorer(Scorer):
+    """Burns a fixed amount of CPU in a worker (pure Python, no caches): the pool's own scaling."""
+
+    name = "bench_busy"
+    execution = "process"
+    timeout_s = 60.0
+
+    def __init__(self, iterations: int = 200_000) -> None:
+        self.iterations = iterations
+
+    def score(self, sample: Sample) -> Score:
+        acc = 0
+        for i in range(self.iterations):
+            acc = (acc * 31 + i) % 1_000_003
+        return Score(float(acc % 2))
