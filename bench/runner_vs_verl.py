@@ -12,7 +12,8 @@ Sections (all in one run; verl runs under ``.venv-verl/bin/python`` through ``be
    Samples/s, ratios, and agreement of every side with the workload's labels.
 2. **math_verify** -- our ``math_verify`` scorer through ``Runner(workers=2)`` vs verl's
    ``math_verify.compute_score`` (a 4-process spawn pool), called sequentially and from asyncio's
-   default-size thread pool, on the same 1,024 responses.
+   default-size thread pool, on the same 1,024 responses, in alternating rounds (each side warm). Ours
+   also with ``max_tasks_per_worker=None`` (workers never recycled).
 3. **adversarial** -- deep nesting, power towers, 10 MB responses, regex bombs, for five scorer families
    (``_runner_workload.adversarial_inputs``). Ours, ``Runner(workers=2)`` with a ``--deadline`` per
    sample: the whole corpus as one batch (wall time vs the best possible packing of its work on 2
@@ -298,17 +299,25 @@ def section_math_verify(
     n = len(rows)
     samples = samples_of(rows, task="math_verify")
     scorer = get_scorer("math_verify")
-    with Runner(workers=WORKERS) as runner:
+    runs: list[float] = []
+    runs_nr: list[float] = []
+    verl_runs: dict[str, list[float]] = {"sequential": [], "threaded": []}
+    verl: dict[str, Any] = {}
+    with Runner(workers=WORKERS) as runner, Runner(workers=WORKERS, max_tasks_per_worker=None) as no_recycle:
         runner.run_sync(scorer, samples)  # warm
-        log("math_verify: ours")
-        best, runs, batch = best_of(lambda: runner.run_sync(scorer, samples), args.repeats)
+        no_recycle.run_sync(scorer, samples)
+        for r in range(args.rounds):  # in turn with verl, so that load from elsewhere hits both alike
+            log(f"math_verify round {r + 1}/{args.rounds}: ours (default, then never recycled)")
+            dt, batch = timed(lambda: runner.run_sync(scorer, samples))
+            runs.append(dt)
+            dt, batch_nr = timed(lambda: no_recycle.run_sync(scorer, samples))
+            runs_nr.append(dt)
+            log(f"math_verify round {r + 1}/{args.rounds}: verl")
+            verl = run_verl("math_verify", prepared, tmp / "mv.json", "--repeats", "1")
+            for key in verl_runs:
+                verl_runs[key].append(verl[key]["best_s"])
         recycled = runner.pool_stats().recycled
-    with Runner(workers=WORKERS, max_tasks_per_worker=None) as runner:
-        runner.run_sync(scorer, samples)  # warm
-        log("math_verify: ours, workers never recycled")
-        best_nr, runs_nr, batch_nr = best_of(lambda: runner.run_sync(scorer, samples), args.repeats)
-    log("math_verify: verl")
-    verl = run_verl("math_verify", prepared, tmp / "mv.json", "--repeats", str(args.repeats))
+    best, best_nr = min(runs), min(runs_nr)
     quick = sum(1 for e in batch.exec_s if e < 1e-3)
     result = {
         "n": n,
@@ -336,9 +345,9 @@ def section_math_verify(
         result[f"verl_{key}"] = {
             "what": "verl math_verify.compute_score (4-process spawn pool), "
             + ("called in a loop" if key == "sequential" else f"from {verl['threads']} threads"),
-            "runs_s": v["runs_s"],
-            "best_s": v["best_s"],
-            "samples_per_s": rate(n, v["best_s"]),
+            "runs_s": verl_runs[key],
+            "best_s": min(verl_runs[key]),
+            "samples_per_s": rate(n, min(verl_runs[key])),
             "agreement": agreement(rows, v["rewards"]),
         }
     sps = result["ours"]["samples_per_s"]
@@ -666,8 +675,11 @@ def _machine_scaling(repeats: int, iterations: int = 3_000_000) -> dict[str, Any
         return time.perf_counter() - t0
 
     log("scaling: bare machine, 1 vs 2 processes")
-    one = min(run(1) for _ in range(repeats))
-    two = min(run(2) for _ in range(repeats))
+    ones, twos = [], []
+    for _ in range(repeats):  # in turn, so that load from elsewhere hits both alike
+        ones.append(run(1))
+        twos.append(run(2))
+    one, two = min(ones), min(twos)
     speedup = 2 * one / two
     return {
         "one_process_s": round(one, 3),
@@ -682,25 +694,30 @@ def _us(seconds: float, n: int) -> float:
 
 
 def _scale(scorer: Any, sets: list[list[Any]], label: str, workers: Sequence[int] = (1, 2)) -> dict:
-    """``sets[0]`` warms the runner up; each later set is one timed pass (best kept)."""
+    """``sets[0]`` warms the runners up; each later set is one timed pass per worker count, taken in turn
+    (1 worker, 2 workers, 1 worker, ...) so that load from elsewhere hits both alike; best pass kept."""
     from rewardloop import Runner
 
     n = len(sets[1])
     out: dict[str, Any] = {"n": n, "passes": len(sets) - 1}
-    for w in workers:
-        log(f"scaling {label}: workers={w}")
+    runs: dict[int, list[float]] = {w: [] for w in workers}
+    last: dict[int, Any] = {}
+    with contextlib.ExitStack() as stack:
         # no recycling: a recycled worker re-imports sympy / math-verify, which is not what this measures
-        with Runner(workers=w, max_tasks_per_worker=None) as runner:
+        runners = {w: stack.enter_context(Runner(workers=w, max_tasks_per_worker=None)) for w in workers}
+        for runner in runners.values():
             runner.run_sync(scorer, sets[0])
-            runs, batch = [], None
-            for samples in sets[1:]:
-                dt, batch = timed(lambda: runner.run_sync(scorer, samples))  # noqa: B023 -- called at once
-                runs.append(dt)
+        log(f"scaling {label}: workers {'/'.join(map(str, workers))}")
+        for samples in sets[1:]:
+            for w, runner in runners.items():
+                dt, last[w] = timed(lambda: runner.run_sync(scorer, samples))  # noqa: B023 -- called at once
+                runs[w].append(dt)
+    for w in workers:
         out[f"workers_{w}"] = {
-            "runs_s": runs,
-            "best_s": min(runs),
-            "samples_per_s": rate(n, min(runs)),
-            "status": batch.stats["status"],
+            "runs_s": runs[w],
+            "best_s": min(runs[w]),
+            "samples_per_s": rate(n, min(runs[w])),
+            "status": last[w].stats["status"],
         }
     if len(workers) == 2:
         speedup = out["workers_1"]["best_s"] / out["workers_2"]["best_s"]
