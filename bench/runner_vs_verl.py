@@ -318,7 +318,7 @@ def section_math_verify(
                 verl_runs[key].append(verl[key]["best_s"])
         recycled = runner.pool_stats().recycled
     best, best_nr = min(runs), min(runs_nr)
-    quick = sum(1 for e in batch.exec_s if e < 1e-3)
+    quick = sum(scorer.quick(s) is not None for s in samples)
     result = {
         "n": n,
         "ours": {
@@ -327,7 +327,7 @@ def section_math_verify(
             "best_s": best,
             "samples_per_s": rate(n, best),
             "status": batch.stats["status"],
-            "decided_inline_by_quick_approx": quick,
+            "decided_by_quick": quick,
             "workers_recycled": recycled,
             "agreement": agreement(rows, batch.rewards()),
         },
@@ -587,6 +587,9 @@ def section_grpo(rows: list[dict[str, Any]], args: argparse.Namespace) -> dict:
                 dt, batch_off = timed(lambda: off.run_sync(scorer, samples))  # noqa: B023
                 off_runs.append(dt)
         same = sum(a == b for a, b in zip(batch_on.rewards(), batch_off.rewards(), strict=True))
+        firsts = {d.info.get("dedup_of") for d in batch_on if "dedup_of" in d.info}
+        copies = [i for i, d in enumerate(batch_on) if "dedup_of" in d.info and i not in firsts]
+        need_worker = sum(scorer.quick(samples[i]) is None for i in copies)
         result[label] = {
             "dedup_on": {
                 "runs_s": on_runs,
@@ -602,6 +605,8 @@ def section_grpo(rows: list[dict[str, Any]], args: argparse.Namespace) -> dict:
                 "executed": batch_off.stats["executed"],
             },
             "speedup": ratio(min(off_runs), min(on_runs)),
+            "copies": len(copies),
+            "copies_needing_a_worker": need_worker,
             "same_rewards": same,
             "agreement": agreement(rows, batch_on.rewards()),
         }
@@ -955,17 +960,20 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp_name)
         rows = prepare(data, tmp, args, report)
         prepared, tok = tmp / "prepared.jsonl", tmp / "tokenizer"
-        if "mixed" in sections:
-            report["mixed"] = section_mixed(rows, prepared, tok, tmp, args)
-        if "math_verify" in sections:
-            report["math_verify"] = section_math_verify(rows, prepared, tmp, args)
         grpo_rows = grpo_workload(data, prompts=args.grpo_prompts, group=16, seed=args.seed)
-        if "grpo" in sections:
-            report["grpo"] = section_grpo(grpo_rows, args)
-        if "scaling" in sections:
-            report["scaling"] = section_scaling(rows, grpo_rows, args)
-        if "adversarial" in sections:
-            report["adversarial"] = section_adversarial(tmp, args)
+        runs: dict[str, Callable[[], dict[str, Any]]] = {
+            "mixed": lambda: section_mixed(rows, prepared, tok, tmp, args),
+            "math_verify": lambda: section_math_verify(rows, prepared, tmp, args),
+            "grpo": lambda: section_grpo(grpo_rows, args),
+            "scaling": lambda: section_scaling(rows, grpo_rows, args),
+            "adversarial": lambda: section_adversarial(tmp, args),
+        }
+        for name in SECTIONS:
+            if name in sections:
+                before = loadavg()
+                report[name] = runs[name]()
+                report[name]["loadavg_before_after"] = [before, loadavg()]  # other jobs share the cores
+                report[name]["measured_at"] = time.strftime("%Y-%m-%d %H:%M:%S")
     report["machine"]["loadavg_end"] = loadavg()
     write_json(report, args.out)
     print(tables(report))
