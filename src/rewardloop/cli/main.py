@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -100,7 +101,37 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="programs running at once (default: the number of CPUs)",
     )
+    for command, module in _COMMANDS.items():
+        _command_module(command, module).add_parser(sub)
     return parser
+
+
+# Commands that live in their own module ``cli/_<name>.py``. Each module defines
+# ``add_parser(subparsers) -> None`` (cheap: argparse only, heavy imports stay inside ``run``)
+# and ``run(args) -> int``. A module that is not present yet is skipped.
+_COMMANDS: dict[str, str] = {
+    "serve": "._serve",
+    "router": "._router",
+    "prepare": "._prepare",
+    "check": "._check",
+    "explain": "._explain",
+    "audit": "._audit",
+    "report": "._report",
+}
+
+
+def _command_module(command: str, module: str) -> Any:
+    try:
+        return importlib.import_module(module, __package__)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.{module.lstrip('.')}":
+            raise
+        return _Absent()
+
+
+class _Absent:
+    def add_parser(self, sub: Any) -> None:
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_list(args)
         if args.command == "sandbox" and args.sandbox_command == "serve":
             return _serve(args)
+        if args.command in _COMMANDS:
+            return int(_command_module(args.command, _COMMANDS[args.command]).run(args))
     except RewardLoopError as exc:
         print(f"rewardloop: error: {exc}", file=sys.stderr)
         return 2
