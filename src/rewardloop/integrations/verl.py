@@ -278,11 +278,21 @@ class CustomFunctionScorer(Scorer):
 
     execution = "thread"  # type: ignore[assignment]
 
-    def __init__(self, fn: Callable[..., Any], name: str | None = None, **call_kwargs: Any) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        *,
+        tokens_per_request: int | None = None,
+        **call_kwargs: Any,
+    ) -> None:
         self.fn = fn
         self.name = name or getattr(fn, "__name__", "custom")  # type: ignore[misc]
         self.call_kwargs = call_kwargs
         self.is_async = inspect.iscoroutinefunction(fn)
+        if tokens_per_request is not None:
+            # what a rate limit (tpm) charges per call: verl's estimated_tokens_per_request
+            self.estimate_tokens = _Constant(float(tokens_per_request))
 
     def _kwargs(self, sample: Sample) -> dict[str, Any]:
         return {
@@ -304,6 +314,14 @@ class CustomFunctionScorer(Scorer):
         if inspect.isawaitable(result):
             result = await result
         return coerce_score(result, source=f"custom reward function {self.name!r}")
+
+
+class _Constant:
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def __call__(self, *args: Any) -> float:
+        return self.value
 
 
 async def _await(awaitable: Any) -> Any:

@@ -1,0 +1,36 @@
+"""Reward managers: batch and stream orchestration, shaping and token placement.
+
+:class:`RewardManager` composes a scorer (or the routing table), a runner and shapers; verl's managers in
+:mod:`rewardloop.integrations.verl` are facades over it. Token placement (:func:`place_at_last_token`) and
+:class:`RolloutBatch` need torch/numpy, imported on first use.
+"""
+
+from __future__ import annotations
+
+from ._batch import RolloutBatch, RolloutItem
+from ._manager import (
+    RewardManager,
+    Router,
+    code_options,
+    custom_function_scorer,
+    runner_config_from,
+    runner_from_config,
+)
+from ._shaping import OverlongPenalty, Shaper
+from ._tensors import last_token_index, place_at_last_token, response_lengths
+
+__all__ = [
+    "OverlongPenalty",
+    "RewardManager",
+    "RolloutBatch",
+    "RolloutItem",
+    "Router",
+    "Shaper",
+    "code_options",
+    "custom_function_scorer",
+    "last_token_index",
+    "place_at_last_token",
+    "response_lengths",
+    "runner_config_from",
+    "runner_from_config",
+]

@@ -1,0 +1,285 @@
+"""``RewardManager``: scorer (or routing) + runner + shapers, the one object every facade is built on.
+
+``RewardManager(scorer=None, runner=None, shapers=())`` scores :class:`~rewardloop.Sample` lists through its
+runner (local :class:`~rewardloop.Runner` or :class:`~rewardloop.RayRunner`) and applies the shapers. With
+``scorer=None`` each sample is routed by its ``task`` through the routing table; a sample whose task has no
+route gets status ``invalid_input`` (the rest of the batch is scored). verl's managers, the HTTP service and
+the CLI all use it; none of them re-implements scoring.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ..config import RewardConfig, load_reward_config
+from ..errors import UnknownTaskError
+from ..execution._runner import Closable, Runner
+from ..scorers._base import Scorer, as_scorer
+from ..scorers._registry import get_scorer, resolve_scorer
+from ..types import Sample, Score, ScoreBatch, Status
+from ._shaping import OverlongPenalty, Shaper
+
+__all__ = ["RewardManager", "Router"]
+
+logger = logging.getLogger(__name__)
+
+ScorerSpec = Scorer | str | Callable[[Sample], Any] | None
+
+
+class Router:
+    """Picks the scorer of each sample by its ``task`` through the routing table (memoised per task).
+
+    ``scorer_options`` are applied to the routed code scorers (``sandbox``, ``memory_mb``), which is how
+    verl's ``sandbox_fusion`` settings reach them. Picklable.
+    """
+
+    def __init__(self, code_options: Mapping[str, Any] | None = None) -> None:
+        self.code_options = dict(code_options or {})
+        self._memo: dict[Any, Scorer | UnknownTaskError] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"code_options": self.code_options, "_memo": {}}
+
+    def resolve(self, task: Any) -> Scorer:
+        """The scorer for ``task``; raises :class:`UnknownTaskError` when no route matches."""
+        key = task if isinstance(task, str | None) else repr(task)
+        found = self._memo.get(key)
+        if found is None:
+            try:
+                found = self._options(resolve_scorer(task))
+            except UnknownTaskError as exc:
+                found = exc
+            self._memo[key] = found
+        if isinstance(found, UnknownTaskError):
+            raise found
+        return found
+
+    def _options(self, scorer: Scorer) -> Scorer:
+        with_options = getattr(scorer, "with_options", None)
+        if self.code_options and with_options is not None and scorer.name.startswith(("code", "prime_code")):
+            return with_options(**self.code_options)
+        return scorer
+
+
+class RewardManager(Closable):
+    """Scores samples: routing or one scorer, a runner, and shapers.
+
+    ``scorer``: a :class:`Scorer`, a registered scorer name, ``fn(sample)``, or None to route each sample by
+    its ``task``. ``runner``: a :class:`Runner` / :class:`RayRunner` (lent: not closed by :meth:`close`),
+    or None for a private local runner built from ``runner_config``. ``shapers`` run in order on the scores.
+    """
+
+    def __init__(
+        self,
+        scorer: ScorerSpec = None,
+        *,
+        runner: Any = None,
+        runner_config: Any = None,
+        shapers: Sequence[Shaper] = (),
+        router: Router | None = None,
+    ) -> None:
+        if isinstance(scorer, str):
+            scorer = get_scorer(scorer)
+        self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
+        self.router = router or Router()
+        self.shapers = tuple(shapers)
+        self._owns_runner = runner is None
+        self.runner = runner if runner is not None else Runner(runner_config)
+        self.last_batch: ScoreBatch | None = None
+        self._closed = False
+
+    # -- construction from verl's reward config ------------------------------------------------------
+
+    @classmethod
+    def from_config(
+        cls,
+        config: RewardConfig | Mapping[str, Any] | Any = None,
+        *,
+        scorer: ScorerSpec = None,
+        runner: Any = None,
+        shaping: bool = True,
+        rate_limits: bool = False,
+        extra_call_kwargs: Mapping[str, Any] | None = None,
+    ) -> RewardManager:
+        """Build from a reward config (see :func:`~rewardloop.config.load_reward_config`).
+
+        The scorer is ``scorer`` if given, else the configured custom function, else the routing table (with
+        ``sandbox_fusion`` applied to code scorers). The runner follows ``backend`` (``local`` or ``ray`` with
+        ``num_workers`` actors) and ``runner``; ``rate_limits`` adds the ``rate_limited`` keys
+        (``max_concurrent``, ``max_rpm``, ``max_tpm``, ``timeout``). ``shaping`` adds the overlong penalty
+        when ``reward_kwargs.overlong_buffer_cfg.enable`` is set. ``extra_call_kwargs`` are passed to a custom
+        function on every call (verl's ``reward_router_address`` / ``reward_model_tokenizer``).
+        """
+        cfg = load_reward_config(config)
+        if scorer is None:
+            scorer = custom_function_scorer(cfg, extra_call_kwargs, rate_limits=rate_limits)
+        shapers: list[Shaper] = []
+        if shaping:
+            penalty = OverlongPenalty.from_config(*cfg.overlong)
+            if penalty is not None:
+                shapers.append(penalty)
+        if runner is None:
+            runner = runner_from_config(cfg, rate_limits=rate_limits)
+            owns = True
+        else:
+            owns = False
+        manager = cls(scorer, runner=runner, shapers=shapers, router=Router(code_options(cfg)))
+        manager._owns_runner = owns
+        return manager
+
+    # -- scoring -------------------------------------------------------------------------------------
+
+    def scorer_for(self, sample: Sample) -> Scorer:
+        """The scorer that will score ``sample`` (raises :class:`UnknownTaskError` for an unrouted task)."""
+        return self.scorer if self.scorer is not None else self.router.resolve(sample.task)
+
+    async def ascore(
+        self,
+        samples: Iterable[Sample],
+        lengths: Sequence[int | None] | None = None,
+        *,
+        on_done: Callable[[int], None] | None = None,
+    ) -> ScoreBatch:
+        """Score a batch (input order kept) and apply the shapers; ``lengths`` are response lengths in tokens."""
+        samples = list(samples)
+        t0 = time.perf_counter()
+        scorers, unrouted = self._route(samples)
+        todo = [i for i in range(len(samples)) if i not in unrouted]
+        if on_done is not None:
+            for i in unrouted:
+                on_done(i)
+        done = None if on_done is None else (lambda j: on_done(todo[j]))
+        batch = await self.runner.run([scorers[i] for i in todo], [samples[i] for i in todo], on_done=done)
+        result = self._merge(samples, todo, batch, unrouted, lengths, time.perf_counter() - t0)
+        self.last_batch = result
+        return result
+
+    def score(self, samples: Iterable[Sample], lengths: Sequence[int | None] | None = None) -> ScoreBatch:
+        """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
+        samples = list(samples)
+        call_sync = getattr(self.runner, "_call_sync", None)
+        if call_sync is None:  # pragma: no cover - every runner has it
+            import asyncio
+
+            return asyncio.run(self.ascore(samples, lengths))
+        return call_sync(self.ascore(samples, lengths))
+
+    async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
+        """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""
+        try:
+            scorer = self.scorer_for(sample)
+        except UnknownTaskError as exc:
+            return Score.failure(Status.INVALID_INPUT, str(exc))
+        score = await self.runner.submit(scorer, sample)
+        return self._shape([score], [length])[0]
+
+    def _route(self, samples: Sequence[Sample]) -> tuple[list[Scorer | None], dict[int, Score]]:
+        scorers: list[Scorer | None] = []
+        unrouted: dict[int, Score] = {}
+        for i, sample in enumerate(samples):
+            try:
+                scorers.append(self.scorer_for(sample))
+            except UnknownTaskError as exc:
+                scorers.append(None)
+                unrouted[i] = Score.failure(Status.INVALID_INPUT, str(exc))
+        if unrouted:
+            logger.warning("%d of %d samples have a task without a route", len(unrouted), len(samples))
+        return scorers, unrouted
+
+    def _merge(
+        self,
+        samples: Sequence[Sample],
+        todo: Sequence[int],
+        batch: ScoreBatch,
+        unrouted: Mapping[int, Score],
+        lengths: Sequence[int | None] | None,
+        wall_s: float,
+    ) -> ScoreBatch:
+        n = len(samples)
+        scores: list[Score] = [unrouted.get(i) for i in range(n)]  # type: ignore[misc]
+        queue_s, exec_s = [0.0] * n, [0.0] * n
+        for j, i in enumerate(todo):
+            scores[i] = batch[j]
+            if batch.queue_s:
+                queue_s[i], exec_s[i] = batch.queue_s[j], batch.exec_s[j]
+        scores = self._shape(scores, lengths if lengths is not None else [None] * n)
+        stats = dict(batch.stats)
+        if unrouted:
+            stats["status"] = ScoreBatch.from_scores(scores).status_counts()
+            stats["unrouted"] = len(unrouted)
+        stats.setdefault("wall_s", wall_s)
+        return ScoreBatch.from_scores(
+            scores, queue_s=queue_s, exec_s=exec_s, stats=stats, on_error=batch.on_error
+        )
+
+    def _shape(self, scores: list[Score], lengths: Sequence[int | None]) -> list[Score]:
+        for shaper in self.shapers:
+            scores = shaper.apply(scores, lengths)
+        return scores
+
+    @property
+    def on_error(self) -> Any:
+        """The failure policy's reward (the runner's ``on_error``)."""
+        return self.runner.config.on_error
+
+    def close(self) -> None:
+        if self._owns_runner:
+            self.runner.close()
+        self._closed = True
+
+
+# --------------------------------------------------------------------------------------------------
+# config -> parts
+
+
+def code_options(cfg: RewardConfig) -> dict[str, Any]:
+    """Options for the routed code scorers from ``sandbox_fusion`` (remote tests and memory limit)."""
+    options: dict[str, Any] = {}
+    if cfg.sandbox_fusion.url:
+        from ..sandbox.fusion import SandboxFusionClient
+
+        options["sandbox"] = SandboxFusionClient(cfg.sandbox_fusion.url)
+        options["memory_mb"] = cfg.sandbox_fusion.memory_limit_mb
+    return options
+
+
+def custom_function_scorer(
+    cfg: RewardConfig, extra_call_kwargs: Mapping[str, Any] | None = None, *, rate_limits: bool = False
+) -> Scorer | None:
+    """The configured custom reward function as a scorer (None when ``custom_reward_function.path`` is unset)."""
+    section = cfg.custom_reward_function
+    if not section.path:
+        return None
+    from ..integrations.verl import CustomFunctionScorer, load_custom_function
+
+    fn = load_custom_function(section.path, section.name, section.reward_kwargs)
+    tokens = cfg.estimated_tokens_per_request if rate_limits else None
+    return CustomFunctionScorer(
+        fn, name=section.name, tokens_per_request=tokens, **dict(extra_call_kwargs or {})
+    )
+
+
+def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:
+    """The runner settings: ``reward.runner`` plus, for the rate-limited manager, its limit keys."""
+    settings = dict(cfg.runner)
+    if rate_limits:
+        settings.setdefault("max_concurrency", cfg.max_concurrent)
+        settings.setdefault("timeout_s", cfg.timeout)
+        if cfg.max_rpm is not None:
+            settings.setdefault("rpm", cfg.max_rpm)
+        if cfg.max_tpm is not None:
+            settings.setdefault("tpm", cfg.max_tpm)
+    return settings
+
+
+def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False) -> Any:
+    """A local :class:`Runner`, or a :class:`RayRunner` with ``num_workers`` actors for ``backend: ray``."""
+    settings = runner_config_from(cfg, rate_limits=rate_limits)
+    if cfg.backend == "ray":
+        from ..execution._ray import RayRunner
+
+        return RayRunner(settings, num_actors=cfg.num_workers)
+    return Runner(settings)
