@@ -24,15 +24,16 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._loader import load_extern_object
-from ..errors import CustomFunctionError, InvalidSampleError
-from ..scorers._base import Scorer, coerce_score
-from ..scorers._registry import resolve_scorer
-from ..scorers.code import CodeScorer
-from ..types import Sample, Score, Status
+from ..._loader import load_extern_object
+from ...errors import CustomFunctionError, InvalidSampleError
+from ...scorers._base import Scorer, coerce_score
+from ...scorers._registry import resolve_scorer
+from ...scorers.code import CodeScorer
+from ...types import Sample, Score, Status
 
 __all__ = [
     "CustomFunctionScorer",
+    "PathFunction",
     "default_compute_score",
     "get_custom_reward_fn",
     "load_custom_function",
@@ -163,7 +164,7 @@ def default_compute_score(
     after retries, are ``infra_error`` failures, never failed tests. ``concurrent_semaphore`` is not
     used: the client bounds requests per URL process-wide.
     """
-    from ..execution._single import score_one
+    from ...execution._single import score_one
 
     on_error = float(kwargs.pop("on_error", 0.0))
     timeout = kwargs.pop("timeout", None)
@@ -171,7 +172,7 @@ def default_compute_score(
     if isinstance(scorer, CodeScorer):
         options: dict[str, Any] = {}
         if sandbox_fusion_url:
-            from ..sandbox.fusion import SandboxFusionClient
+            from ...sandbox.fusion import SandboxFusionClient
 
             options["sandbox"] = SandboxFusionClient(sandbox_fusion_url)
         if memory_limit_mb is not None:
@@ -267,6 +268,30 @@ def get_custom_reward_fn(config: Any) -> Callable[..., Any] | None:
     name = _cfg_get(section, "name") or "compute_score"
     reward_kwargs = dict(_cfg_get(section, "reward_kwargs") or {})
     return load_custom_function(path, name, reward_kwargs)
+
+
+class PathFunction:
+    """A custom function by reference: pickles as ``(path, name, reward_kwargs)`` and loads itself on first call.
+
+    This is how a function defined in a file reaches worker processes (plain pickle cannot carry it).
+    """
+
+    def __init__(self, path: str, name: str, reward_kwargs: Mapping[str, Any] | None = None) -> None:
+        self.path, self.name = path, name
+        self.reward_kwargs = dict(reward_kwargs or {})
+        self.__name__ = name
+        self._fn: Callable[..., Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "name": self.name, "reward_kwargs": self.reward_kwargs}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"], state["name"], state["reward_kwargs"])  # type: ignore[misc]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fn is None:
+            self._fn = load_custom_function(self.path, self.name, self.reward_kwargs)
+        return self._fn(*args, **kwargs)
 
 
 class CustomFunctionScorer(Scorer):

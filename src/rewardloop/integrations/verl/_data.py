@@ -1,0 +1,186 @@
+"""Reading verl batches (``DataProto`` or :class:`~rewardloop.managers.RolloutBatch`) into samples, and
+writing rewards back as verl expects them (token-level tensor, extra-info columns).
+
+Duck-typed: any object with ``.batch`` (tensors: ``responses (b, R)``, ``attention_mask (b, P + R)``, optional
+``response_mask (b, R)``, optional ``rm_scores``), ``.non_tensor_batch`` (object arrays: ``data_source``,
+``reward_model``, ``extra_info``, ``__num_turns__``, ``reward_scores``, ``tool_extra_fields``, ``raw_prompt``,
+``uid``) and ``.meta_info`` works. A malformed row becomes an ``invalid_input`` score naming the field; the
+other rows are scored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...scorers._base import Scorer
+from ...types import Sample, Score, ScoreBatch, Status
+
+__all__ = [
+    "ReadBatch",
+    "extra_info_columns",
+    "has_rm_scores",
+    "read_batch",
+    "reward_tensor",
+    "rewards_of",
+    "verl_result",
+]
+
+logger = logging.getLogger(__name__)
+
+#: non-tensor keys whose values verl adds to ``extra_info`` before calling the scorer
+_EXTRAS = (("__num_turns__", "num_turns"), ("reward_scores", "rollout_reward_scores"))
+
+
+@dataclass
+class ReadBatch:
+    """Samples of a batch in row order; ``failures`` holds rows that could not be read (by row index)."""
+
+    samples: list[Sample]
+    lengths: list[int]
+    failures: dict[int, Score] = field(default_factory=dict)
+
+
+def _tensor(data: Any, key: str) -> Any:
+    batch = getattr(data, "batch", None)
+    if batch is None:
+        return None
+    # TensorDict refuses ``key in td``; both it and dict support ``.keys()``
+    return batch[key] if key in batch.keys() else None  # noqa: SIM118
+
+
+def has_rm_scores(data: Any) -> bool:
+    """True when the batch already carries ``rm_scores`` (then it is the reward: verl's short-circuit)."""
+    return _tensor(data, "rm_scores") is not None
+
+
+def read_batch(
+    data: Any,
+    tokenizer: Any,
+    *,
+    reward_fn_key: str = "data_source",
+    strip_eos: bool = False,
+) -> ReadBatch:
+    """Decode every response in one batched call and build one :class:`Sample` per row.
+
+    The response text is ``responses[i, :length_i]`` decoded with ``skip_special_tokens=True``, where
+    ``length_i`` counts the response part of ``attention_mask`` (verl's rule; in multi-turn rollouts it
+    includes tool observations, as in verl). ``extra_info`` is copied, never mutated, and gets verl's extras.
+    """
+    responses = _tensor(data, "responses")
+    mask = _tensor(data, "attention_mask")
+    if responses is None or mask is None:
+        raise KeyError("the batch needs tensors 'responses' (b, R) and 'attention_mask' (b, P + R)")
+    width = responses.shape[-1]
+    lengths = mask[:, mask.shape[-1] - width :].sum(dim=-1).tolist()
+    ids = responses.tolist()
+    texts = tokenizer.batch_decode(
+        [row[: int(n)] for row, n in zip(ids, lengths, strict=True)], skip_special_tokens=True
+    )
+    eos = getattr(tokenizer, "eos_token", None) if strip_eos else None
+    samples, failures = [], {}
+    for i, text in enumerate(texts):
+        if eos and text.endswith(eos):
+            text = text[: -len(eos)]
+        try:
+            samples.append(_sample(data.non_tensor_batch, i, text, reward_fn_key))
+        except (KeyError, TypeError) as exc:
+            samples.append(Sample(response=text, ground_truth=None, task=None))
+            failures[i] = Score.failure(Status.INVALID_INPUT, f"row {i}: {exc.args[0] if exc.args else exc}")
+    return ReadBatch(samples, [int(n) for n in lengths], failures)
+
+
+def _column(non_tensor: Mapping[str, Any], key: str, i: int) -> Any:
+    column = non_tensor.get(key)
+    return None if column is None else column[i]
+
+
+def _sample(non_tensor: Mapping[str, Any], i: int, text: str, reward_fn_key: str) -> Sample:
+    if reward_fn_key not in non_tensor:
+        raise KeyError(f"non_tensor_batch has no {reward_fn_key!r} column (keys: {sorted(non_tensor)})")
+    data_source = non_tensor[reward_fn_key][i]
+    if not isinstance(data_source, str):
+        raise TypeError(f"{reward_fn_key} must be a string, got {type(data_source).__name__}")
+    reward_model = _column(non_tensor, "reward_model", i)
+    if not isinstance(reward_model, Mapping) or "ground_truth" not in reward_model:
+        raise KeyError(f"reward_model must be a dict with 'ground_truth', got {reward_model!r:.80}")
+    extra = _column(non_tensor, "extra_info", i)
+    if extra is not None and not isinstance(extra, Mapping):
+        raise TypeError(f"extra_info must be a dict or None, got {type(extra).__name__}")
+    metadata = dict(extra or {})  # our own dict: the batch's is never mutated
+    for key, name in _EXTRAS:
+        value = _column(non_tensor, key, i)
+        if value is not None:
+            metadata[name] = value
+    tool_fields = _column(non_tensor, "tool_extra_fields", i)
+    if isinstance(tool_fields, Mapping):
+        metadata.update(tool_fields)
+    uid = _column(non_tensor, "uid", i)
+    return Sample(
+        response=text,
+        ground_truth=reward_model["ground_truth"],
+        task=data_source,
+        prompt=_column(non_tensor, "raw_prompt", i),
+        metadata=metadata,
+        uid=None if uid is None else str(uid),
+    )
+
+
+def verl_result(score: Score, reward: float, scorer: Scorer | None) -> dict[str, Any]:
+    """One sample's ``reward_extra_info``: ``{"score", **metrics}`` for dict-style results, else ``{"acc"}``.
+
+    ``reward_status`` (``ok`` or the failure) is always present, so failures are visible in the trainer's
+    extra info (verl skips string columns in its metrics).
+    """
+    dict_style = bool(score.metrics) or bool(scorer is not None and scorer.returns_dict)
+    out: dict[str, Any] = {"score": reward, **score.metrics} if dict_style else {"acc": reward}
+    if scorer is not None and scorer.returns_dict:
+        for key in scorer.metric_keys:
+            out.setdefault(key, None)
+    out["reward_status"] = score.status.value
+    return out
+
+
+def extra_info_columns(
+    results: Sequence[Mapping[str, Any]], rewards: Sequence[float]
+) -> dict[str, list[Any]]:
+    """Columns over the union of keys. Missing ``score`` / ``acc`` are filled with the sample's reward (that is
+    what they mean for a scalar scorer); any other missing key is filled with None."""
+    keys: dict[str, None] = {}
+    for result in results:
+        keys.update(dict.fromkeys(result))
+    columns: dict[str, list[Any]] = {}
+    for key in keys:
+        if key in ("score", "acc"):
+            columns[key] = [r.get(key, reward) for r, reward in zip(results, rewards, strict=True)]
+        else:
+            columns[key] = [r.get(key) for r in results]
+    return columns
+
+
+def reward_tensor(data: Any, rewards: Sequence[float], lengths: Sequence[int]) -> Any:
+    """``(b, R)`` float32 rewards at each row's last generated token (``response_mask`` when present)."""
+    import torch
+
+    from ...managers._tensors import place_at_last_token
+
+    responses = _tensor(data, "responses")
+    response_mask = _tensor(data, "response_mask")
+    if response_mask is not None:
+        out, empty = place_at_last_token(list(rewards), response_mask=response_mask)
+    else:
+        lengths_t = torch.as_tensor(list(lengths), device=responses.device)
+        out, empty = place_at_last_token(list(rewards), lengths=lengths_t, width=responses.shape[-1])
+    n_empty = int(empty.sum())
+    if n_empty:
+        logger.warning(
+            "%d response(s) without any generated token received no reward (row left at 0)", n_empty
+        )
+    return out
+
+
+def rewards_of(batch: ScoreBatch, on_error: float) -> list[float]:
+    """The reward of each sample: its value when ok, else ``on_error`` (a number: the trainer needs one)."""
+    return [float(on_error) if r is None else float(r) for r in batch.rewards(on_error)]
