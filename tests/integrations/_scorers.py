@@ -17,3 +17,17 @@ class SlowDictScorer(Scorer):
     def score(self, sample: Sample) -> Score:
         time.sleep(float(sample.response))
         return Score(1.0, metrics={"acc": True, "pred": sample.response})
+
+
+def pid_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """A verl-style function reporting which process ran it (dict result)."""
+    import os
+
+    return {"score": float(solution_str.strip() == str(ground_truth)), "pid": os.getpid()}
+
+
+def sleepy_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """Sleeps when the response says so; otherwise exact match."""
+    if "sleep" in solution_str:
+        time.sleep(30)
+    return float(solution_str.strip() == str(ground_truth))

@@ -9,6 +9,7 @@ the CLI all use it; none of them re-implements scoring.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -247,19 +248,31 @@ def code_options(cfg: RewardConfig) -> dict[str, Any]:
 
 
 def custom_function_scorer(
-    cfg: RewardConfig, extra_call_kwargs: Mapping[str, Any] | None = None, *, rate_limits: bool = False
+    cfg: RewardConfig,
+    extra_call_kwargs: Mapping[str, Any] | None = None,
+    *,
+    rate_limits: bool = False,
+    process: bool = False,
 ) -> Scorer | None:
-    """The configured custom reward function as a scorer (None when ``custom_reward_function.path`` is unset)."""
+    """The configured custom reward function as a scorer (None when ``custom_reward_function.path`` is unset).
+
+    ``process``: a sync function runs in the runner's worker processes; it travels there by reference
+    (path, name, reward_kwargs) and is loaded once per worker, so file-loaded functions work.
+    """
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    from ..integrations.verl import CustomFunctionScorer, load_custom_function
+    from ..integrations.verl import CustomFunctionScorer, PathFunction, load_custom_function
 
-    fn = load_custom_function(section.path, section.name, section.reward_kwargs)
+    fn: Callable[..., Any] = load_custom_function(section.path, section.name, section.reward_kwargs)
     tokens = cfg.estimated_tokens_per_request if rate_limits else None
-    return CustomFunctionScorer(
-        fn, name=section.name, tokens_per_request=tokens, **dict(extra_call_kwargs or {})
-    )
+    kwargs = dict(extra_call_kwargs or {})
+    if process and not inspect.iscoroutinefunction(fn):
+        fn = PathFunction(section.path, section.name, section.reward_kwargs)
+        scorer = CustomFunctionScorer(fn, name=section.name, tokens_per_request=tokens, **kwargs)
+        scorer.execution = "process"  # type: ignore[misc]
+        return scorer
+    return CustomFunctionScorer(fn, name=section.name, tokens_per_request=tokens, **kwargs)
 
 
 def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:
