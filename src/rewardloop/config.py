@@ -55,7 +55,8 @@ MANAGER_SOURCES = ("register", "importlib")
 
 
 def _check_keys(data: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    unknown = sorted(str(k) for k in data if k not in allowed)
+    # ``_target_`` is Hydra's instantiation hint, present at every level of verl's YAML
+    unknown = sorted(str(k) for k in data if k not in allowed and k != "_target_")
     if unknown:
         raise ConfigError(
             f"unknown key(s) {', '.join(repr(k) for k in unknown)} in {where}; "

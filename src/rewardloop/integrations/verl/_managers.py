@@ -20,6 +20,7 @@ verl (no silent zeros, no mutated inputs, reward on the last generated token) ar
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import pickle
@@ -155,8 +156,12 @@ class BatchFunctionScorer(Scorer):
 def _function_scorer(
     fn: Callable[..., Any] | None, *, process: bool = False, **call_kwargs: Any
 ) -> Scorer | None:
-    """A verl ``compute_score`` as a scorer; ``process`` runs it in worker processes when it pickles."""
-    if fn is None:
+    """A verl ``compute_score`` as a scorer; ``process`` runs it in worker processes when it pickles.
+
+    verl's own ``default_compute_score`` (which verl's ``load_reward_manager`` passes when no custom function
+    is configured) is replaced by rewardloop's routing table: that is the point of switching.
+    """
+    if fn is None or _is_verl_default(fn):
         return None
     if isinstance(fn, Scorer):
         return fn
@@ -174,6 +179,18 @@ def _function_scorer(
         else:
             scorer.execution = "process"  # type: ignore[misc]
     return scorer
+
+
+def _is_verl_default(fn: Any) -> bool:
+    target = fn.func if isinstance(fn, functools.partial) else fn
+    module = getattr(target, "__module__", "") or ""
+    if (
+        module.startswith("verl.utils.reward_score")
+        and getattr(target, "__name__", "") == "default_compute_score"
+    ):
+        logger.info("verl's default_compute_score replaced by rewardloop's routing table")
+        return True
+    return False
 
 
 # --------------------------------------------------------------------------------------------------
