@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/pip -q --disable-pip-version-check
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean verl-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,16 @@ $(VENV)/.dev: pyproject.toml constraints-dev.txt | $(BIN)/python
 	$(PIP) install -c constraints-dev.txt -e '.[dev,ray,server]'
 	touch $(VENV)/.core $@
 
+# the real verl 0.9.1 (CPU), in its own venv: the tests marked `verl` run it in a subprocess
+VERL_VENV := .venv-verl
+$(VERL_VENV)/.ok: bench/verl-constraints.txt
+	$(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'torch==2.13.0'
+	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'verl[math]==0.9.1'
+	touch $@
+
+verl-venv: $(VERL_VENV)/.ok
+
 demo: $(VENV)/.core
 	$(BIN)/rewardloop score examples/rollouts.jsonl -o out/rollouts.scored.jsonl
 
@@ -28,6 +38,7 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check src tests bench examples
 
 test: $(VENV)/.dev
+	@$(MAKE) --no-print-directory verl-venv || echo "make test: could not build $(VERL_VENV); the tests marked verl will skip"
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/pytest -q
 

@@ -15,6 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 VERL_PYTHON = Path(os.environ.get("REWARDLOOP_VERL_PYTHON", REPO / ".venv-verl" / "bin" / "python"))
+# `make verl-venv` writes .ok only after verl installed completely
+VERL_READY = "REWARDLOOP_VERL_PYTHON" in os.environ or (REPO / ".venv-verl" / ".ok").exists()
 
 pytestmark = [
     pytest.mark.verl,

@@ -238,6 +238,12 @@ class RewardLoopManager:
         cls = ray.remote(RewardLoopWorker)
         cfg = self.reward_config.as_dict()
         cfg["backend"] = "local"  # each actor scores with its own local runner
+        n = self.reward_config.num_workers
+        # each actor gets an equal share of the rate limits, so together they stay under them
+        for key in ("max_rpm", "max_tpm"):
+            if cfg.get(key) is not None:
+                cfg[key] = cfg[key] / n
+        cfg["max_concurrent"] = max(1, -(-cfg["max_concurrent"] // n))
         return [
             cls.options(name=f"reward_loop_worker_{i}_{random.getrandbits(32):08x}").remote(
                 cfg,
