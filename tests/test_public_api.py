@@ -14,7 +14,9 @@ EXPECTED = {
     "MissingExtraError",
     "RateLimited",
     "RayRunner",
+    "RewardConfig",
     "RewardLoopError",
+    "RewardManager",
     "Runner",
     "RunnerConfig",
     "Sample",
@@ -31,6 +33,7 @@ EXPECTED = {
     "as_scorer",
     "default_compute_score",
     "get_scorer",
+    "load_reward_config",
     "register_route",
     "register_scorer",
     "score",
@@ -61,6 +64,16 @@ def test_import_is_cheap():
     code = (
         "import sys, json, rewardloop; "
         "heavy = ['torch', 'ray', 'fastapi', 'transformers', 'sympy', 'numpy', 'math_verify', 'pyarrow']; "
+        "print(json.dumps([m for m in heavy if m in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def test_managers_and_verl_facades_import_cheaply():
+    code = (
+        "import sys, json, rewardloop.managers, rewardloop.integrations.verl, rewardloop.config; "
+        "heavy = ['torch', 'ray', 'fastapi', 'transformers', 'numpy', 'yaml', 'omegaconf']; "
         "print(json.dumps([m for m in heavy if m in sys.modules]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -34,7 +34,9 @@ __all__ = [
     "MissingExtraError",
     "RateLimited",
     "RayRunner",
+    "RewardConfig",
     "RewardLoopError",
+    "RewardManager",
     "Runner",
     "RunnerConfig",
     "Sample",
@@ -51,6 +53,7 @@ __all__ = [
     "as_scorer",
     "default_compute_score",
     "get_scorer",
+    "load_reward_config",
     "register_route",
     "register_scorer",
     "score",
@@ -70,14 +73,19 @@ _LAZY = {
     "Runner": ".execution._runner",
     "RayRunner": ".execution._ray",
     "RunnerConfig": ".execution._config",
+    "RewardManager": ".managers._manager",
+    "RewardConfig": ".config",
+    "load_reward_config": ".config",
 }
 
 if TYPE_CHECKING:
     from ._api import score, score_many
     from .execution._config import RunnerConfig
+    from .config import RewardConfig, load_reward_config
     from .execution._ray import RayRunner
     from .execution._runner import Runner
     from .integrations.verl import default_compute_score
+    from .managers._manager import RewardManager
     from .scorers._base import Scorer, as_scorer
     from .scorers._registry import get_scorer, register_route, register_scorer
 
