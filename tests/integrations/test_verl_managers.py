@@ -559,8 +559,19 @@ def test_tokenizer_from_a_trainer_config(tokenizer, tmp_path):
 
 @pytest.mark.ray
 @pytest.mark.slow
-def test_compute_rm_score_on_ray(tokenizer, rows_batch):
+def test_compute_rm_score_and_worker_actors_on_ray(tokenizer, rows_batch):
     pytest.importorskip("ray")
+    import ray
+
     with RewardLoopManager({"backend": "ray", "num_workers": 2}, tokenizer=tokenizer) as loop:
         out = loop.compute_rm_score(rows_batch)
+        handles = loop.reward_loop_worker_handles
+        assert len(handles) == 2 and all(isinstance(h, ray.actor.ActorHandle) for h in handles)
+
+        async def stream():
+            refs = [handles[i % 2].compute_score.remote(rows_batch[i : i + 1]) for i in range(4)]
+            return await asyncio.gather(*refs)
+
+        streamed = asyncio.run(stream())
     assert out.batch["rm_scores"].sum(1).tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert [s["reward_score"] for s in streamed] == [1.0, 0.0, 1.0, 1.0]

@@ -255,13 +255,17 @@ class RewardLoopManager:
         ]
 
     def close(self) -> None:
-        self.worker.close()
+        # the worker actors first: closing the worker's RayRunner may shut Ray down
         if self._handles and self.reward_config.backend == "ray":
+            import contextlib
+
             import ray
 
             for handle in self._handles:
-                ray.kill(handle)
+                with contextlib.suppress(Exception):
+                    ray.kill(handle)
         self._handles = None
+        self.worker.close()
         if self.reward_model_manager is not None:
             self.reward_model_manager.close()
 
