@@ -1,0 +1,194 @@
+"""``ServerConfig``: the settings of ``rewardloop serve``, and the one parser of its YAML file.
+
+The file has two sections::
+
+    server:              # ServerConfig fields (all optional)
+      port: 8000
+      max_in_flight: 4096
+    reward:              # verl's reward section (see rewardloop.config.load_reward_config)
+      custom_reward_function: {path: my_reward.py}
+
+A file without a ``server`` key is read as a reward section alone (or a whole verl trainer config), with
+the default server settings. Unknown keys raise :class:`~rewardloop.errors.ConfigError` naming the
+allowed ones; values are checked when the config is built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import RewardConfig, load_reward_config
+from ..errors import ConfigError
+
+__all__ = ["ServerConfig", "is_loopback", "load_service_config"]
+
+ENV_TOKEN = "REWARDLOOP_TOKEN"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How the reward service listens, authenticates and sheds load. See ``docs/server.md``.
+
+    Attributes:
+        host, port: where to listen. A host other than a loopback address requires ``token``.
+        token: the bearer token every request must carry (``Authorization: Bearer <token>``); None = no auth.
+        workers: uvicorn worker processes; each has its own RewardManager and its own ``max_in_flight``.
+        max_body_bytes: larger request bodies get 413.
+        max_batch: samples per request (``/v1/score`` samples, ``/get_reward`` queries); more gets 413.
+        max_in_flight: samples being scored at once (per worker); a request that would exceed it gets 429.
+        request_timeout_s: the per-request deadline; a request may ask for less with ``timeout_s``.
+        retry_after_s: the ``Retry-After`` sent with 429 and draining 503 responses.
+        graceful_timeout_s: on SIGTERM, how long in-flight requests may take to finish.
+        openrlhf_task: the task (verl ``data_source``) of ``/get_reward`` rows that name none.
+        openrlhf_on_error: the ``rewards`` / ``scores`` value of a failed ``/get_reward`` row.
+        sandbox: serve SandboxFusion's ``/run_code`` (and ``/v1/ping``) from the local sandbox.
+        sandbox_max_parallel: programs the sandbox runs at once (None = the number of CPUs).
+        public_healthz: answer ``GET /healthz`` without the token (for load-balancer probes).
+        isolate_custom_function: run a synchronous ``custom_reward_function`` in worker processes, so a
+            segfault in it fails one sample instead of the server (see :mod:`._scorers`).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    workers: int = 1
+    max_body_bytes: int = 32 * 1024 * 1024
+    max_batch: int = 4096
+    max_in_flight: int = 8192
+    request_timeout_s: float = 600.0
+    retry_after_s: float = 1.0
+    graceful_timeout_s: float = 60.0
+    openrlhf_task: str = "lighteval/MATH"
+    openrlhf_on_error: float = 0.0
+    sandbox: bool = True
+    sandbox_max_parallel: int | None = None
+    public_healthz: bool = False
+    isolate_custom_function: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("port",):
+            _check_int(name, getattr(self, name), 0)
+        for name in ("workers", "max_body_bytes", "max_batch", "max_in_flight"):
+            _check_int(name, getattr(self, name), 1)
+        _check_int("sandbox_max_parallel", self.sandbox_max_parallel, 1, optional=True)
+        for name in ("request_timeout_s", "retry_after_s", "graceful_timeout_s"):
+            _check_positive(name, getattr(self, name))
+        if not isinstance(self.openrlhf_on_error, int | float) or isinstance(self.openrlhf_on_error, bool):
+            raise ConfigError(f"server.openrlhf_on_error must be a number, got {self.openrlhf_on_error!r}")
+        if not math.isfinite(self.openrlhf_on_error):
+            raise ConfigError("server.openrlhf_on_error must be finite (OpenRLHF builds tensors from it)")
+        for name in ("sandbox", "public_healthz", "isolate_custom_function"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"server.{name} must be true or false, got {getattr(self, name)!r}")
+        if not isinstance(self.host, str) or not self.host:
+            raise ConfigError(f"server.host must be a non-empty string, got {self.host!r}")
+        if self.token is not None and (not isinstance(self.token, str) or not self.token.strip()):
+            raise ConfigError("server.token must be a non-empty string or null")
+        if not isinstance(self.openrlhf_task, str) or not self.openrlhf_task:
+            raise ConfigError(f"server.openrlhf_task must be a non-empty string, got {self.openrlhf_task!r}")
+        if self.max_batch > self.max_in_flight:
+            raise ConfigError(
+                f"server.max_batch ({self.max_batch}) must be <= server.max_in_flight ({self.max_in_flight}), "
+                "or a full batch could never be admitted"
+            )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ServerConfig:
+        """Build from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones."""
+        data = dict(data or {})
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(map(str, set(data) - set(allowed)))
+        if unknown:
+            raise ConfigError(
+                f"unknown key(s) {', '.join(repr(k) for k in unknown)} in server; "
+                f"allowed: {', '.join(sorted(allowed))}"
+            )
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> ServerConfig:
+        """A copy with ``changes`` applied (None values are ignored, so CLI defaults do not override)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The settings without the token (for logs and ``/v1/scorers``)."""
+        out = self.as_dict()
+        out["token"] = "***" if self.token else None
+        return out
+
+
+def _check_int(name: str, value: Any, minimum: int, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigError(f"server.{name} must be an integer >= {minimum}, got {value!r}")
+
+
+def _check_positive(name: str, value: Any) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    if not ok:
+        raise ConfigError(f"server.{name} must be a positive number, got {value!r}")
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def load_service_config(
+    source: str | Path | Mapping[str, Any] | None = None,
+) -> tuple[ServerConfig, RewardConfig]:
+    """``(server settings, reward config)`` from a YAML path or a mapping (None: both defaults).
+
+    With a ``server`` key, the only other key allowed is ``reward``; without one, the whole mapping is the
+    reward config (a ``reward`` section, or a verl trainer config holding one).
+    """
+    if source is None:
+        return ServerConfig(), RewardConfig()
+    data: Any = source
+    if isinstance(source, str | Path):
+        data = _read_yaml(Path(source))
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a service config must be a mapping, got {type(data).__name__}")
+    if "server" not in data:
+        return ServerConfig(), load_reward_config(data)
+    unknown = sorted(str(k) for k in data if k not in ("server", "reward"))
+    if unknown:
+        raise ConfigError(
+            f"unknown top-level key(s) {', '.join(repr(k) for k in unknown)} in the service config; "
+            "allowed: reward, server"
+        )
+    server = data.get("server")
+    server = {} if server is None else server
+    if not isinstance(server, Mapping):
+        raise ConfigError(f"server must be a mapping, got {type(server).__name__}")
+    reward = data.get("reward")
+    reward = {} if reward is None else reward
+    if not isinstance(reward, Mapping):
+        raise ConfigError(f"reward must be a mapping, got {type(reward).__name__}")
+    return ServerConfig.from_dict(server), load_reward_config(reward)
+
+
+def _read_yaml(path: Path) -> Any:
+    import yaml
+
+    if not path.is_file():
+        raise ConfigError(f"service config file not found: {path}")
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return yaml.safe_load(fh) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None

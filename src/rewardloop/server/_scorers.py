@@ -1,0 +1,29 @@
+"""How the service builds its :class:`~rewardloop.RewardManager`: the configured scorers, with a synchronous
+custom reward function moved into worker processes.
+
+A custom function is user code that the trainer's config names (never a request). In verl it runs in
+threads of the trainer, where a segfault or ``os._exit`` in a C extension ends the whole process. In a
+service that would end every trainer's requests, so by default (``server.isolate_custom_function``) a
+synchronous function runs in the runner's worker pool: a crash fails only that sample (status
+``crashed``), a hang is killed at the deadline. Async functions (GenRM calls to a model server) stay on
+the event loop: they wait on the network, and a process per call would only add cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import RewardConfig
+from ._config import ServerConfig
+
+__all__ = ["build_manager"]
+
+
+def build_manager(server: ServerConfig, reward: RewardConfig) -> Any:
+    """The service's manager: ``RewardManager.from_config(reward)``, isolating a sync custom function."""
+    from ..managers._manager import RewardManager, custom_function_scorer
+
+    scorer = None
+    if reward.custom_reward_function.path and server.isolate_custom_function:
+        scorer = custom_function_scorer(reward, process=True)  # loads (and so checks) the function now
+    return RewardManager.from_config(reward, scorer=scorer)
