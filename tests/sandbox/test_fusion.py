@@ -338,3 +338,19 @@ def test_client_configuration_is_checked():
     with pytest.raises(rewardloop.errors.ConfigError, match="args"):
         SandboxFusionClient("http://x").run("print(1)", args=["a"])
     assert pickle.loads(pickle.dumps(SandboxFusionClient("http://x:1"))).url == "http://x:1/run_code"
+
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("http://h:8080", "http://h:8080/run_code"),
+        ("http://h:8080/", "http://h:8080/run_code"),
+        ("http://h:8080/run_code", "http://h:8080/run_code"),
+        ("http://h:8080?token=t", "http://h:8080/run_code?token=t"),
+        ("http://h:8080/run_code?token=t", "http://h:8080/run_code?token=t"),
+    ],
+)
+def test_run_code_url_keeps_the_query_string(url, expected):
+    from rewardloop.sandbox.fusion import _run_code_url
+
+    assert _run_code_url(url) == expected

@@ -71,8 +71,12 @@ def _semaphore(url: str, size: int) -> threading.BoundedSemaphore:
 def _run_code_url(url: str) -> str:
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         raise ConfigError(f"SandboxFusion url must start with http:// or https://, got {url!r}")
-    url = url.rstrip("/")
-    return url if url.endswith("/run_code") else url + "/run_code"
+    # keep a query string (``?token=...`` for a rewardloop service) after the path
+    base, sep, query = url.partition("?")
+    base = base.rstrip("/")
+    if not base.endswith("/run_code"):
+        base += "/run_code"
+    return base + sep + query
 
 
 class SandboxFusionClient:
