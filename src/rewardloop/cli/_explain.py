@@ -1,0 +1,103 @@
+"""``rewardloop explain``: one sample's verdict, stage by stage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = ["add_parser", "build_scorer", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "explain",
+        help="show how a scorer judged one sample: extracted answer, normalised forms, deciding stage, timings",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--response", help="the response text to judge (with --ground-truth)")
+    src.add_argument("--row", metavar="JSON", help="one row in verl's layout, as a JSON object")
+    src.add_argument("--file", metavar="DATA", help="a JSONL/Parquet file in verl's layout (with --index)")
+    p.add_argument("--ground-truth", help="the ground truth (with --response)")
+    p.add_argument("--index", type=int, default=0, help="row of --file to explain (default: 0)")
+    p.add_argument(
+        "--response-key", default="response", help="column holding the response (default: response)"
+    )
+    p.add_argument(
+        "--scorer",
+        default=None,
+        metavar="NAME[:K=V,...]",
+        help="registered scorer, optionally with options (e.g. math_equiv:multiple_answers=last); "
+        "default: math_equiv for --response, the data_source's routed scorer for rows",
+    )
+    p.add_argument("--timeout", type=float, default=None, help="deadline in seconds for the symbolic stage")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def build_scorer(spec: str) -> Any:
+    """``NAME`` or ``NAME:key=value,key=value`` (values parsed as JSON when they parse) -> scorer instance."""
+    from ..scorers._registry import get_scorer
+
+    name, _, opts = spec.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, opts.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"scorer option {item!r} in {spec!r} must look like KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(value)
+        except ValueError:
+            options[key.strip()] = value
+    return get_scorer(name.strip(), **options)
+
+
+def _sample(args: argparse.Namespace) -> Any:
+    from ..integrations.verl import sample_from_row
+    from ..types import Sample
+
+    if args.response is not None:
+        if args.ground_truth is None:
+            raise ConfigError("--response needs --ground-truth")
+        return Sample(response=args.response, ground_truth=args.ground_truth)
+    if args.row is not None:
+        try:
+            row = json.loads(args.row)
+        except ValueError as exc:
+            raise ConfigError(f"--row is not valid JSON: {exc}") from exc
+        if not isinstance(row, dict):
+            raise ConfigError("--row must be a JSON object")
+    else:
+        from .._io import read_rows
+
+        rows = read_rows(args.file)
+        if not 0 <= args.index < len(rows):
+            raise ConfigError(f"--index {args.index} is out of range: {args.file} has {len(rows)} rows")
+        row = rows[args.index]
+    from ..errors import InvalidSampleError
+
+    try:
+        return sample_from_row(row, args.response_key)
+    except InvalidSampleError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..tools._explain import explain
+
+    sample = _sample(args)
+    if args.scorer:
+        scorer = build_scorer(args.scorer)
+    elif args.response is not None:
+        scorer = build_scorer("math_equiv")
+    else:
+        from ..scorers._registry import resolve_scorer
+
+        scorer = resolve_scorer(sample.task)
+    result = explain(sample, scorer, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(result.to_text())
+    return 0

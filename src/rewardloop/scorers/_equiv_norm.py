@@ -1,0 +1,354 @@
+"""Normalising a math answer string and reading its structure, for :mod:`rewardloop.scorers.math_equiv`.
+
+Pure string work: no sympy, no ``eval``. :func:`normalize` removes presentation that never changes the
+value (math delimiters, ``\\left``/``\\right``, spacing commands, ``\\dfrac``, ``\\text{}`` wrappers,
+markdown bold, degree signs, percent and dollar signs, thousands separators, trailing units and
+periods). :func:`parse_structure` then reads the normalised string as a tree of :class:`Node` (number,
+tuple / interval, set, unordered list, matrix, equation, inequality, multiple-choice letter, text, or
+an expression left for the symbolic stage), and :func:`exact_number` gives the exact value of a
+plain number (integers, decimals, fractions, mixed numbers, scientific notation).
+
+Limits: this is a normaliser for *final answers* (MATH's longest gold answer has 159 characters);
+inputs longer than :data:`MAX_ANSWER_CHARS` are not normalised beyond whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = ["MAX_ANSWER_CHARS", "Node", "exact_number", "normalize", "parse_structure", "split_top"]
+
+MAX_ANSWER_CHARS = 1000
+
+_DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+_DROP = (
+    "\\displaystyle", "\\left", "\\right", "\\bigl", "\\bigr", "\\Bigl", "\\Bigr", "\\big", "\\Big",
+    "\\!", "\\,", "\\;", "\\:", "\\quad", "\\qquad", "\\limits", "\\middle",
+)  # fmt: skip
+_REPLACE = (
+    ("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\cfrac", "\\frac"), ("\\dbinom", "\\binom"),
+    ("\\tbinom", "\\binom"), ("\\infinity", "\\infty"),
+    ("\u221e", "\\infty"), ("\u03c0", "\\pi"), ("\u2212", "-"), ("\u00d7", "\\times"), ("\u00b7", "\\cdot"),
+    ("\u2264", "\\le"), ("\u2265", "\\ge"), ("\\leq", "\\le"), ("\\geq", "\\ge"), ("\\leqslant", "\\le"),
+    ("\\geqslant", "\\ge"), ("\\neq", "\\ne"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\lbrack", "["),
+    ("\\rbrack", "]"), ("\\lvert", "|"), ("\\rvert", "|"), ("\\vert", "|"), ("\\emptyset", "\\varnothing"),
+    ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"),
+)  # fmt: skip
+_WRAPPERS = re.compile(
+    r"\\(?:boxed|fbox|text|textbf|textit|textrm|mathrm|mathbf|mathit|mbox|operatorname|boldsymbol|mathsf|mathnormal)\s*\{"
+)
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree")
+_PERCENT = re.compile(r"\\?%|\\percent\b|\s*percent\b")
+_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_GROUP_SEP = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~)(?=\d{3}(?!\d))")
+_MD_BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$", re.DOTALL)
+#: trailing words that name a unit or a count noun (only removed after a mathematical value)
+_UNIT_WORDS = (
+    "units?|square units?|sq\\.? units?|cubic units?|degrees?|radians?|cm|centimeters?|mm|millimeters?|km|"
+    "kilometers?|m|meters?|metres?|inch(?:es)?|in|feet|foot|ft|yards?|yd|miles?|mi|mph|km/h|seconds?|secs?|s|"
+    "minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|dollars?|cents?|euros?|pounds?|lbs?|kg|g|grams?|"
+    "kilograms?|ounces?|oz|liters?|litres?|l|ml|gallons?|cups?|people|persons?|students?|points?|ways?|times|"
+    "apples|books|cookies|pages|marbles|boxes|cars|tickets|eggs|items|pieces|numbers|integers|digits|"
+    "sq\\.?\\s*(?:ft|m|cm|in)|square (?:feet|meters|inches|centimeters|miles|yards)|cubic (?:feet|meters|inches|centimeters)"
+)
+# a unit is only removed when separated from the value by a space (so that "2h" stays a product)
+_TRAILING_UNITS = re.compile(rf"(?<=[\d\}})])\s+(?:{_UNIT_WORDS})(?:\s*\^\s*\{{?[23]\}}?)?\s*$", re.I)
+_INF = re.compile(r"\\inf(?!ty)\b|(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])")
+_OR_AND = re.compile(r"\s+(?:or|and)\s+|\\(?:text|mbox)\{\s*(?:or|and)\s*\}")
+_LEADING_UNIT_WORD = re.compile(r"^(?:\\\$|\$|USD\s*)")
+_SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
+_FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
+_FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    """The answer with its presentation removed; whitespace-free except inside text words."""
+    if not isinstance(text, str):
+        return ""
+    s = text.strip()
+    if len(s) > MAX_ANSWER_CHARS:
+        return _SPACES.sub("", s)
+    prev = None
+    while prev != s:  # "**$4$**" and "$**4**$" alike
+        prev = s
+        s = _strip_delims(_strip_markdown(s))
+    s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
+    for token in _DROP:
+        s = s.replace(token, " ")
+    for old, new in _REPLACE:
+        s = s.replace(old, new)
+    s = _INF.sub(r"\\infty", s)
+    s = _DEGREES.sub("", s)
+    s = _PERCENT.sub("", s)
+    s = s.replace("\\$", "").replace("$", "")
+    s = _OR_AND.sub(",", s).strip().rstrip(".").strip()
+    s = _strip_units(s)
+    s = _unwrap(s)
+    s = _strip_units(s)
+    s = s.replace("\\ ", " ").replace("~", " ")
+    s = _OR_AND.sub(",", s)
+    s = _GROUP_SEP.sub("", s)
+    s = _SQRT_BARE.sub(r"\\sqrt{\1}", s)
+    s = _FRAC_BARE.sub(r"\\frac{\1}{\2}", s)
+    s = _FRAC_HALF_BARE.sub(r"\\frac{\1}", s)
+    s = s.strip().rstrip(".").strip()
+    s = _strip_outer_braces(s)
+    compact = _compact(s).replace("\x01", "\\\\")
+    s = s.replace("\x01", "\\\\")
+    if _THOUSANDS.match(compact):
+        return compact.replace(",", "")
+    if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
+        return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
+    return compact
+
+
+_KEEP_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z0-9])")
+
+
+def _compact(s: str) -> str:
+    """Remove whitespace, except where it ends a command name (``\\sin x`` must not become ``\\sinx``)."""
+    s = _KEEP_SPACE.sub(lambda m: m.group(1) + "\x00", s)
+    return _SPACES.sub("", s).replace("\x00", " ")
+
+
+def _strip_markdown(s: str) -> str:
+    m = _MD_BOLD.match(s)
+    while m:
+        s = (m.group(1) or m.group(2)).strip()
+        m = _MD_BOLD.match(s)
+    return s
+
+
+def _strip_delims(s: str) -> str:
+    changed = True
+    while changed:
+        changed = False
+        for left, right in _DELIMS:
+            if len(s) > len(left) + len(right) and s.startswith(left) and s.endswith(right):
+                s = s[len(left) : -len(right)].strip()
+                changed = True
+    return s
+
+
+def _strip_units(s: str) -> str:
+    # "5\text{ cm}" / "5 \mbox{inches}" / "12 square units": drop a trailing unit after a value
+    s = re.sub(
+        r"(?<=\S)\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z .^/]*\}\s*(?:\^\s*\{?[23]\}?)?\s*$", "", s
+    )
+    prev = None
+    while prev != s and len(s) > 1:
+        prev = s
+        stripped = _TRAILING_UNITS.sub("", s).rstrip()
+        if stripped and re.search(r"[\d}]$|\\pi$|[a-zA-Z]$", stripped) and _has_value(stripped):
+            s = stripped
+    return _LEADING_UNIT_WORD.sub("", s)
+
+
+def _has_value(s: str) -> bool:
+    return bool(re.search(r"\d|\\pi|\\sqrt|\\frac", s))
+
+
+def _unwrap(s: str) -> str:
+    """``\\text{abc}`` -> ``abc`` (any nesting); the braces' content is kept verbatim."""
+    for _ in range(8):
+        m = _WRAPPERS.search(s)
+        if m is None:
+            return s
+        close = _matching(s, m.end() - 1)
+        if close is None:
+            return s
+        s = s[: m.start()] + s[m.end() : close] + s[close + 1 :]
+    return s
+
+
+def _matching(s: str, open_idx: int) -> int | None:
+    depth = 0
+    for i in range(open_idx, len(s)):
+        if s[i] == "{" and (i == 0 or s[i - 1] != "\\"):
+            depth += 1
+        elif s[i] == "}" and (i == 0 or s[i - 1] != "\\"):
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _strip_outer_braces(s: str) -> str:
+    while len(s) >= 2 and s[0] == "{" and _matching(s, 0) == len(s) - 1:
+        s = s[1:-1].strip()
+    return s
+
+
+# ---------------------------------------------------------------------------------------------------------
+# structure
+
+
+@dataclass(frozen=True)
+class Node:
+    """A parsed answer. ``kind`` is one of: number, tuple, set, list, matrix, eq, ineq, choice, text, expr.
+
+    ``text`` is the normalised source; ``items`` the children (tuple/set/list elements, matrix rows as
+    tuples, the two sides of an equation); ``open``/``close`` the brackets of a tuple or interval;
+    ``value`` the exact number of a ``number`` node; ``op`` the relation of an inequality.
+    """
+
+    kind: str
+    text: str
+    items: tuple[Node, ...] = ()
+    open: str = ""
+    close: str = ""
+    value: Fraction | float | None = None
+    op: str = ""
+
+
+_CHOICE = re.compile(r"^\(?([A-J])\)?(?:[.:)]|\s|$)")
+_PLAIN_CHOICE = re.compile(r"^\(?([A-J])\)?$")
+_INEQ = re.compile(r"\\le|\\ge|\\lt|\\gt|<|>|\\ne")
+_MATRIX = re.compile(r"^\\begin\{([pbvBV]?matrix|array)\}(?:\{[^}]*\})?(.*)\\end\{\1\}$", re.DOTALL)
+
+
+def split_top(s: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` outside all brackets (``()[]{}`` and ``\\{ \\}``)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\" and i + 1 < len(s) and s[i + 1] in "{}":
+            depth += 1 if s[i + 1] == "{" else -1
+            i += 2
+            continue
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and s.startswith(sep, i):
+            parts.append(s[start:i])
+            start = i + len(sep)
+            i = start
+            continue
+        i += 1
+    parts.append(s[start:])
+    return parts
+
+
+def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
+    """Read a normalised answer as a :class:`Node`. ``choice``: the gold is a multiple-choice letter."""
+    s = norm.strip()
+    if depth > 6 or not s:
+        return Node("text", s)
+    if choice:
+        m = _CHOICE.match(s)
+        if m:
+            return Node("choice", m.group(1))
+    m = _MATRIX.match(s)
+    if m:
+        return _matrix(m.group(2), depth)
+    if "\\cup" in s and _balanced_split(s, "\\cup"):
+        parts = split_top(s, "\\cup")
+        return Node("set", s, tuple(parse_structure(p, depth=depth + 1) for p in parts))
+    value = exact_number(s)
+    if value is not None:
+        return Node("number", s, value=value)
+    if s.startswith("\\{") and s.endswith("\\}"):
+        inner = s[2:-2]
+        items = [p for p in split_top(inner) if p.strip()]
+        return Node("set", s, tuple(parse_structure(p, depth=depth + 1) for p in items))
+    if len(s) >= 2 and s[0] in "([" and s[-1] in ")]" and _balanced(s[1:-1]):
+        items = split_top(s[1:-1])
+        if len(items) >= 2:
+            kids = tuple(parse_structure(p, depth=depth + 1) for p in items)
+            return Node("tuple", s, kids, open=s[0], close=s[-1])
+    items = split_top(s)
+    if len(items) >= 2 and all(p.strip() for p in items):
+        return Node("list", s, tuple(parse_structure(p, depth=depth + 1) for p in items))
+    for sep in ("\\text{or}", "\\text{and}", "\\lor", ";"):
+        if sep in s and len(split_top(s, sep)) >= 2:
+            parts = [p for p in split_top(s, sep) if p.strip()]
+            return Node("list", s, tuple(parse_structure(p, depth=depth + 1) for p in parts))
+    if s.count("=") == 1 and "\\le" not in s and "\\ge" not in s and not _INEQ.search(s):
+        lhs, rhs = s.split("=")
+        if lhs.strip() and rhs.strip():
+            left = parse_structure(lhs, depth=depth + 1)
+            right = parse_structure(rhs, depth=depth + 1)
+            return Node("eq", s, (left, right))
+    if _INEQ.search(s):
+        return Node("ineq", s)
+    if _PLAIN_CHOICE.match(s) and len(s) <= 3 and not choice:
+        return Node("expr", s)
+    if re.fullmatch(r"[A-Za-z][A-Za-z' -]*[A-Za-z]", s) and len(s) > 1 and not re.fullmatch(r"[a-z]{1,3}", s):
+        return Node("text", s.lower())
+    return Node("expr", s)
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _balanced_split(s: str, sep: str) -> bool:
+    return len(split_top(s, sep)) >= 2
+
+
+def _matrix(body: str, depth: int) -> Node:
+    rows = [r for r in body.split("\\\\") if r.strip()]
+    parsed = []
+    for row in rows:
+        cells = tuple(parse_structure(c.strip(), depth=depth + 1) for c in row.split("&"))
+        parsed.append(Node("tuple", row, cells, open="[", close="]"))
+    return Node("matrix", body, tuple(parsed))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# numbers
+
+_DEC = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_NUM_RE = re.compile(rf"^([+-]?){_DEC}$")
+_FRAC_RE = re.compile(r"^([+-]?)\\frac\{([+-]?\d+(?:\.\d+)?)\}\{([+-]?\d+(?:\.\d+)?)\}$")
+_SLASH_RE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)$")
+_MIXED_RE = re.compile(r"^([+-]?)(\d+)\\frac\{(\d+)\}\{(\d+)\}$")
+_SCI_RE = re.compile(
+    rf"^([+-]?{_DEC})(?:\\times|\\cdot|\*|x)10\^\{{?([+-]?\d+)\}}?$|^([+-]?{_DEC})[eE]([+-]?\d+)$"
+)
+_POW10_RE = re.compile(r"^10\^\{?([+-]?\d+)\}?$")
+
+
+def exact_number(s: str) -> Fraction | None:
+    """The exact value of a plain number (``12``, ``-0.5``, ``.25``, ``\\frac{3}{4}``, ``3/4``,
+    ``2\\frac{1}{2}``, ``1.5\\times10^{3}``, ``10^{6}``), or None for anything else."""
+    s = s.replace(" ", "")
+    if not s or len(s) > 60:
+        return None
+    try:
+        if _NUM_RE.match(s):
+            return Fraction(s)
+        m = _FRAC_RE.match(s) or _SLASH_RE.match(s)
+        if m:
+            num, den = Fraction(m.group(2)), Fraction(m.group(3))
+            if den == 0:
+                return None
+            value = num / den
+            return -value if m.group(1) == "-" else value
+        m = _MIXED_RE.match(s)
+        if m and int(m.group(4)) != 0 and int(m.group(3)) < int(m.group(4)):
+            value = int(m.group(2)) + Fraction(int(m.group(3)), int(m.group(4)))
+            return -value if m.group(1) == "-" else value
+        m = _SCI_RE.match(s)
+        if m:
+            mant, exp = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if abs(int(exp)) <= 400:
+                return Fraction(mant) * Fraction(10) ** int(exp)
+        m = _POW10_RE.match(s)
+        if m and abs(int(m.group(1))) <= 400:
+            return Fraction(10) ** int(m.group(1))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return None

@@ -1,0 +1,486 @@
+"""``math_equiv``: a cascade math verifier — cheap where it can be, symbolic where it must be.
+
+Scope: any math task whose ground truth is a final answer (a LaTeX/plain string, a number, or a list
+of acceptable answers). Not routed by default: route a ``data_source`` to it by configuration
+(``register_route("my_math", "math_equiv")`` or ``rewardloop score --route my_math=math_equiv``).
+
+The cascade (``Score.info["stage"]`` names the stage that decided, ``info["timings_ms"]`` what each cost):
+
+1. **extract** — every ``\\boxed{}``/``\\fbox{}`` of the response, else the last "final answer is X" /
+   "Answer: X" / ``#### X`` / ``A: X`` phrase (:mod:`._equiv_extract`). Nothing found: ``no_answer``, 0.0.
+2. **policy** — a response that commits to more than one distinct final answer is *wrong* unless every
+   one of them is equivalent to the ground truth (``multiple_answers="wrong"``, the default), or only
+   its last answer counts (``multiple_answers="last"``). Inside one answer, a hedge ("3 or 4",
+   ``\\pm`` where the truth has none, a list of candidates for a single value) is a list, and a list
+   never equals a single value.
+3. **exact** / **normalized** — string equality before / after :func:`._equiv_norm.normalize`
+   (delimiters, ``\\left``, ``\\dfrac``, ``\\text{}``, markdown bold, ``\\fbox``, degrees, ``%``, ``$``,
+   ``1,000``, units, trailing periods).
+4. **structured** — both sides read as trees (:func:`._equiv_norm.parse_structure`): numbers compared
+   exactly (fractions, decimals, mixed numbers, scientific notation); a decimal may be the
+   other value rounded to its places, within ``rel_tol`` (``0.33333`` = ``1/3``; ``0.33`` is not),
+   ordered tuples and intervals (brackets must match), unordered sets, lists and unions,
+   matrices, equations (``x = 5`` equals ``5``), inequalities (``x > 3`` equals ``(3, \\infty)``),
+   multiple-choice letters, and text answers (case-insensitive).
+5. **symbolic** — leaves that are expressions go to sympy (:mod:`._equiv_sym`): constant values
+   compared at 30 digits, expressions with symbols at fixed points (with ``simplify`` as a fallback),
+   equations up to a constant factor. Unparseable leaves are equal only when their normalised text
+   is (so two different formulas never match through a shared number).
+
+Stages 1–4 are cheap and bounded: :meth:`MathEquivScorer.quick` runs them inline and settles most
+samples. Only samples that need stage 5 go to a worker process (``execution = "process"``) under the
+execution layer's deadline (``timeout_s``, default 30 s); this module never spawns threads or uses
+signals. A sample that runs out of time is a ``timeout`` failure, never a wrong answer.
+
+Ground truths that are not a non-empty string, a number, or a list of those are ``invalid_input``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..errors import ConfigError
+from ..types import Sample, Score, Status
+from ._base import Scorer
+from ._equiv_extract import extract_answers
+from ._equiv_norm import Node, normalize, parse_structure
+
+__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
+
+MULTIPLE_ANSWERS = ("wrong", "last")
+_INFO_CHARS = 200
+_VAR = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+class _NeedSymbolic(Exception):
+    """Raised by the cheap comparison when only the symbolic stage can decide."""
+
+
+@dataclass
+class Verdict:
+    """What :func:`judge` found: the reward (None = undecided without the symbolic stage) and why."""
+
+    value: float | None
+    stage: str
+    extracted: list[str] = field(default_factory=list)
+    method: str = "none"
+    gold_normalized: list[str] = field(default_factory=list)
+    pred_normalized: list[str] = field(default_factory=list)
+    per_answer: list[bool | None] = field(default_factory=list)
+    reason: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "extracted": [a[:_INFO_CHARS] for a in self.extracted],
+            "method": self.method,
+            "gold_normalized": [g[:_INFO_CHARS] for g in self.gold_normalized],
+            "pred_normalized": [p[:_INFO_CHARS] for p in self.pred_normalized],
+            "per_answer": list(self.per_answer),
+            "reason": self.reason,
+            "timings_ms": {k: round(v, 4) for k, v in self.timings_ms.items()},
+        }
+
+
+class _Clock:
+    def __init__(self, sink: dict[str, float]) -> None:
+        self.sink, self.t = sink, time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.sink[name] = self.sink.get(name, 0.0) + (now - self.t) * 1000
+        self.t = now
+
+
+def judge(
+    response: str,
+    golds: Sequence[str],
+    *,
+    symbolic: bool = True,
+    multiple_answers: str = "wrong",
+    rel_tol: float = 1e-4,
+) -> Verdict:
+    """Run the cascade on one response against acceptable gold answers (see the module docstring)."""
+    timings: dict[str, float] = {}
+    clock = _Clock(timings)
+    found = extract_answers(response)
+    clock.lap("extract")
+    verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
+    if not found.answers:
+        verdict.value, verdict.stage, verdict.reason = 0.0, "no_answer", "no boxed answer or answer phrase"
+        return verdict
+    answers = _distinct(found.answers)
+    if multiple_answers == "last":
+        answers = [found.answers[-1]]
+    gold_norm = [normalize(g) for g in golds]
+    pred_norm = [normalize(a) for a in answers]
+    verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
+    clock.lap("normalize")
+    results, stages = [], []
+    for raw, norm in zip(answers, pred_norm, strict=True):
+        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock)
+        results.append(ok)
+        stages.append(stage)
+    verdict.per_answer = results
+    return _combine(verdict, results, stages, len(answers))
+
+
+def _distinct(answers: Sequence[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for a in answers:
+        seen.setdefault(normalize(a), a)
+    return list(seen.values())
+
+
+def _one_answer(
+    raw: str,
+    norm: str,
+    golds: Sequence[str],
+    gold_norm: Sequence[str],
+    rel_tol: float,
+    symbolic: bool,
+    clock: _Clock,
+) -> tuple[bool | None, str]:
+    if any(raw.strip() == g.strip() for g in golds):
+        return True, "exact"
+    if any(norm == g for g in gold_norm if g):
+        return True, "normalized"
+    undecided = False
+    for g in gold_norm:
+        choice = _is_choice(g)
+        gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+        try:
+            if _equal(gnode, pnode, rel_tol, None):
+                clock.lap("structured")
+                return True, "structured"
+        except _NeedSymbolic:
+            undecided = True
+    clock.lap("structured")
+    if not undecided:
+        return False, "structured"
+    if not symbolic:
+        return None, "structured"
+    from ._equiv_sym import exprs_equal
+
+    for g in gold_norm:
+        choice = _is_choice(g)
+        gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+        try:
+            if _equal(gnode, pnode, rel_tol, exprs_equal):
+                clock.lap("symbolic")
+                return True, "symbolic"
+        except _NeedSymbolic:  # pragma: no cover - the symbolic leaf comparison always decides
+            pass
+    clock.lap("symbolic")
+    return False, "symbolic"
+
+
+def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
+    if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
+        verdict.value, verdict.stage = 0.0, "multiple_answers"
+        verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
+        return verdict
+    if any(r is None for r in results):
+        verdict.stage = "structured"
+        return verdict  # undecided: needs the symbolic stage
+    verdict.value = 1.0 if all(results) else 0.0
+    verdict.stage = stages[-1] if all(results) else _deciding_stage(stages)
+    if n > 1 and verdict.value == 0.0:
+        verdict.stage, verdict.reason = "multiple_answers", f"{n} distinct final answers, none equivalent"
+    return verdict
+
+
+def _deciding_stage(stages: list[str]) -> str:
+    return "symbolic" if "symbolic" in stages else stages[-1]
+
+
+def _is_choice(gold_norm: str) -> bool:
+    s = gold_norm.strip("()")
+    return len(s) == 1 and s in "ABCDEFGHIJ" and len(gold_norm) <= 3
+
+
+# ---------------------------------------------------------------------------------------------------------
+# structural comparison; ``leaf`` is None in the cheap pass (undecidable leaves raise _NeedSymbolic)
+
+Leaf = Callable[[Any, Any, float], bool | None] | None
+
+
+def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
+    if g.text == p.text and g.kind == p.kind:
+        return True
+    if g.kind == "choice":
+        return p.kind == "choice" and p.text == g.text
+    if g.kind == "eq" or p.kind == "eq":
+        return _equal_eq(g, p, rel_tol, leaf)
+    if g.kind == "ineq" or p.kind == "ineq":
+        return _equal_ineq(g, p, rel_tol, leaf)
+    if g.kind in ("set", "list") and p.kind in ("set", "list"):
+        return _unordered(g.items, p.items, rel_tol, leaf)
+    if g.kind == "tuple" and p.kind == "tuple":
+        if (g.open, g.close) != (p.open, p.close) or len(g.items) != len(p.items):
+            return False
+        return _all_pairs(g.items, p.items, rel_tol, leaf)
+    if g.kind == "matrix" and p.kind == "matrix":
+        if len(g.items) != len(p.items) or any(
+            len(a.items) != len(b.items) for a, b in zip(g.items, p.items, strict=True)
+        ):
+            return False
+        return all(_all_pairs(a.items, b.items, rel_tol, leaf) for a, b in zip(g.items, p.items, strict=True))
+    if g.kind == "number" and p.kind == "number":
+        return _numbers_equal(g, p, rel_tol)
+    if g.kind == "text" or p.kind == "text":
+        return g.kind == p.kind and g.text.lower() == p.text.lower()
+    if {g.kind, p.kind} <= {"number", "expr"}:
+        return _leaf(g, p, rel_tol, leaf)
+    return False
+
+
+def _numbers_equal(g: Node, p: Node, rel_tol: float) -> bool:
+    """Exact numbers must be equal; a decimal may be the other value rounded to its places.
+
+    ``1000001`` never equals ``1000000`` (no tolerance between integers and fractions), while
+    ``0.33333`` equals ``1/3``: within half a unit of its last place and within ``rel_tol``.
+    """
+    if g.value == p.value:
+        return True
+    places = [n for n in (_places(g.text), _places(p.text)) if n is not None]
+    if not places or g.value is None or p.value is None:
+        return False
+    diff = abs(Fraction(g.value) - Fraction(p.value))
+    scale = max(abs(Fraction(g.value)), abs(Fraction(p.value)))
+    return diff <= Fraction(1, 2 * 10 ** min(places)) and diff <= Fraction(rel_tol) * scale
+
+
+def _places(text: str) -> int | None:
+    """Digits after the decimal point of a plain decimal (``"0.125"`` -> 3); None for anything else."""
+    head, dot, tail = text.partition(".")
+    digits = head.lstrip("+-")
+    if not dot or not tail.isdigit() or (digits and not digits.isdigit()):
+        return None
+    return len(tail)
+
+
+def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
+    if leaf is None:
+        raise _NeedSymbolic
+    from ._equiv_sym import to_sympy
+
+    a, b = to_sympy(_sym_text(g)), to_sympy(_sym_text(p))
+    if a is None or b is None:
+        return False  # unparseable and textually different: never equal through a shared number
+    return bool(leaf(a, b, 1e-9))  # values of expressions are compared strictly: 3.1416 is not pi
+
+
+def _sym_text(node: Node) -> str:
+    if node.kind == "number" and isinstance(node.value, Fraction):
+        v = node.value
+        return str(v.numerator) if v.denominator == 1 else f"({v.numerator})/({v.denominator})"
+    return node.text
+
+
+def _all_pairs(gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Leaf) -> bool:
+    pending = False
+    for a, b in zip(gs, ps, strict=True):
+        try:
+            if not _equal(a, b, rel_tol, leaf):
+                return False
+        except _NeedSymbolic:
+            pending = True
+    if pending:
+        raise _NeedSymbolic
+    return True
+
+
+def _unordered(gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Leaf) -> bool:
+    if len(gs) != len(ps):
+        return False
+    left = list(ps)
+    pending = False
+    for a in gs:
+        match = None
+        for i, b in enumerate(left):
+            try:
+                if _equal(a, b, rel_tol, leaf):
+                    match = i
+                    break
+            except _NeedSymbolic:
+                pending = True
+        if match is None:
+            if pending:
+                raise _NeedSymbolic
+            return False
+        left.pop(match)
+    return True
+
+
+def _is_var(node: Node) -> bool:
+    t = node.text
+    return node.kind == "expr" and (
+        (len(t) == 1 and t in _VAR) or (len(t) <= 4 and t[:1] in _VAR and t[1:2] == "_")
+    )
+
+
+def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
+    if g.kind == "eq" and p.kind == "eq":
+        (gl, gr), (pl, pr) = g.items, p.items
+        if _is_var(gl) and _is_var(pl):
+            return gl.text == pl.text and _equal(gr, pr, rel_tol, leaf)
+        if gl.text == pl.text and gl.kind == pl.kind:
+            try:
+                if _equal(gr, pr, rel_tol, leaf):
+                    return True
+            except _NeedSymbolic:
+                pass
+        if leaf is None:
+            raise _NeedSymbolic
+        return _equations(g, p)
+    if g.kind == "eq":
+        return _is_var(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
+    return _is_var(p.items[0]) and _equal(g, p.items[1], rel_tol, leaf)
+
+
+def _equations(g: Node, p: Node) -> bool:
+    from ._equiv_sym import equations_equal, to_sympy
+
+    sides = [to_sympy(_sym_text(n)) for n in (*g.items, *p.items)]
+    if any(s is None for s in sides):
+        return False
+    return bool(equations_equal(*sides))
+
+
+# inequalities: "x > 3", "3 < x", "-1 \le x < 2" become intervals
+_OPS = {"<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\ge": ">="}
+
+
+def _equal_ineq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
+    gi, pi = _as_interval(g), _as_interval(p)
+    if gi is None or pi is None:
+        return False
+    return _equal(gi, pi, rel_tol, leaf)
+
+
+def _as_interval(node: Node) -> Node | None:
+    if node.kind != "ineq":
+        return node
+    parts = re.split(r"(\\le|\\ge|\\lt|\\gt|<|>)", node.text)
+    if len(parts) == 3:
+        a, op, b = parts[0], _OPS[parts[1]], parts[2]
+        if _is_var(parse_structure(a)):
+            return _interval_from(op, b)
+        if _is_var(parse_structure(b)):
+            return _interval_from(_flip(op), a)
+        return None
+    if len(parts) == 5 and _is_var(parse_structure(parts[2])):
+        lo_op, hi_op = _OPS[parts[1]], _OPS[parts[3]]
+        if lo_op[0] == "<" and hi_op[0] == "<":
+            open_, close = "(" if lo_op == "<" else "[", ")" if hi_op == "<" else "]"
+            return _interval(open_, parts[0], parts[4], close)
+        if lo_op[0] == ">" and hi_op[0] == ">":
+            open_, close = "(" if hi_op == ">" else "[", ")" if lo_op == ">" else "]"
+            return _interval(open_, parts[4], parts[0], close)
+    return None
+
+
+def _flip(op: str) -> str:
+    return op.replace("<", "#").replace(">", "<").replace("#", ">")
+
+
+def _interval_from(op: str, bound: str) -> Node:
+    if op.startswith(">"):
+        return _interval("(" if op == ">" else "[", bound, "\\infty", ")")
+    return _interval("(", "-\\infty", bound, ")" if op == "<" else "]")
+
+
+def _interval(open_: str, lo: str, hi: str, close: str) -> Node:
+    return parse_structure(f"{open_}{lo},{hi}{close}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the scorer
+
+
+def _gold_list(value: Any) -> list[str] | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return [value] if value.strip() else None
+    if isinstance(value, numbers.Integral):
+        return [str(int(value))]
+    if isinstance(value, numbers.Real):
+        return [repr(float(value))] if value == value else None
+    if isinstance(value, list | tuple) and value:
+        out = [_gold_list(v) for v in value]
+        if any(o is None for o in out):
+            return None
+        return [g for o in out for g in o]  # type: ignore[union-attr]
+    return None
+
+
+class MathEquivScorer(Scorer):
+    """Cascade math verifier: exact, normalised, structured, then symbolic equivalence (see module doc)."""
+
+    name = "math_equiv"
+    execution = "process"  # only the symbolic stage gets here: quick() settles the rest inline
+    # the symbolic stage itself takes milliseconds; the deadline also covers a cold worker importing
+    # sympy and the LaTeX parser (seconds on a loaded machine), so it matches verl's math_verify default
+    timeout_s = 30.0
+    returns_dict = False
+    metric_keys = ("acc",)
+
+    def __init__(
+        self, *, multiple_answers: str = "wrong", rel_tol: float = 1e-4, timeout_s: float | None = None
+    ) -> None:
+        if multiple_answers not in MULTIPLE_ANSWERS:
+            raise ConfigError(
+                f"math_equiv: multiple_answers must be one of {list(MULTIPLE_ANSWERS)}, got {multiple_answers!r}"
+            )
+        if isinstance(rel_tol, bool) or not isinstance(rel_tol, numbers.Real) or not 0 <= rel_tol < 1:
+            raise ConfigError(f"math_equiv: rel_tol must be a number in [0, 1), got {rel_tol!r}")
+        if timeout_s is not None:
+            if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
+                raise ConfigError(f"math_equiv: timeout_s must be a positive number, got {timeout_s!r}")
+            self.timeout_s = float(timeout_s)  # type: ignore[misc]
+        self.multiple_answers = multiple_answers
+        self.rel_tol = float(rel_tol)
+
+    def quick(self, sample: Sample) -> Score | None:
+        """The verdict of stages 1-4 when they decide; None when only the symbolic stage can."""
+        return self._run(sample, symbolic=False)
+
+    def score(self, sample: Sample) -> Score:
+        score = self._run(sample, symbolic=True)
+        assert score is not None  # the symbolic stage always decides
+        return score
+
+    def _run(self, sample: Sample, *, symbolic: bool) -> Score | None:
+        golds = _gold_list(sample.ground_truth)
+        if golds is None:
+            return Score.failure(
+                Status.INVALID_INPUT,
+                f"math_equiv: ground_truth {sample.ground_truth!r:.80} (type "
+                f"{type(sample.ground_truth).__name__}) is not usable; expected a non-empty str, a number, "
+                "or a list of those",
+            )
+        verdict = judge(
+            sample.response,
+            golds,
+            symbolic=symbolic,
+            multiple_answers=self.multiple_answers,
+            rel_tol=self.rel_tol,
+        )
+        if verdict.value is None:
+            return None
+        return Score(value=verdict.value, metrics={"acc": verdict.value == 1.0}, info=verdict.info())
+
+    def __repr__(self) -> str:
+        return (
+            f"<MathEquivScorer multiple_answers={self.multiple_answers!r} rel_tol={self.rel_tol} "
+            f"timeout_s={self.timeout_s}>"
+        )

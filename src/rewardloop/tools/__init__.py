@@ -1,0 +1,29 @@
+"""Tools that inspect rewards rather than produce them: ``explain``, ``audit`` and the HTML ``report``.
+
+* :func:`explain` — one sample's verdict decomposed: extracted answer, normalised forms of both sides,
+  the stage that decided, per-stage timings.
+* :func:`audit` — differential testing of a scorer against another scorer or against labels:
+  agreement, confusion matrix, false-positive / false-negative rates, top disagreements (JSON + HTML).
+* :func:`build_report` — a self-contained HTML report with plots of a scored file (needs the
+  ``report`` extra: matplotlib).
+
+Importing this package is cheap; scoring and plotting libraries load on first use.
+"""
+
+from ._audit import AuditReport, Disagreement, audit, label_value, verdict_of
+from ._explain import Explanation, explain, explanation_from_score
+from ._report import ReportData, build_report, report_data
+
+__all__ = [
+    "AuditReport",
+    "Disagreement",
+    "Explanation",
+    "ReportData",
+    "audit",
+    "build_report",
+    "explain",
+    "explanation_from_score",
+    "label_value",
+    "report_data",
+    "verdict_of",
+]

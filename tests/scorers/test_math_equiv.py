@@ -1,0 +1,194 @@
+"""math_equiv: golden table of verdicts, the stage that decides, the anti-hacking policy, failures."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from rewardloop.errors import ConfigError
+from rewardloop.scorers._equiv_extract import extract_answers
+from rewardloop.scorers._equiv_norm import exact_number, normalize
+from rewardloop.scorers._registry import get_scorer
+from rewardloop.scorers.math_equiv import MathEquivScorer, judge
+from rewardloop.types import Sample, Status
+
+
+def _verdict(gold, response, **options):
+    scorer = MathEquivScorer(**options)
+    sample = Sample(response=response, ground_truth=gold)
+    quick = scorer.quick(sample)
+    return quick if quick is not None else scorer.score(sample)
+
+
+# (ground truth, response, reward): known false negatives of other graders come first
+CASES = [
+    ("13", "\\boxed{\\text{13}}", 1.0),
+    ("73", "**Answer:** **73**", 1.0),
+    ("5", "the result is \\fbox{5}", 1.0),
+    ("1000", "The answer is $1,000$.", 1.0),
+    ("1000", "\\boxed{1{,}000}", 1.0),
+    ("\\frac{1}{2}", "so \\boxed{\\dfrac{1}{2}}", 1.0),
+    ("3", "\\boxed{x = 3}", 1.0),
+    ("42", "So $\\boxed{42}$.\n\n" + "Long explanation afterwards. " * 40, 1.0),
+    ("10\\%", "\\boxed{10}", 1.0),
+    ("20^\\circ", "\\boxed{20}", 1.0),
+    ("5\\text{ cm}", "\\boxed{5}", 1.0),
+    ("\\$18", "A: 18", 1.0),
+    ("18", "#### 18", 1.0),
+    ("0.5", "\\boxed{1/2}", 1.0),
+    ("2\\frac{1}{2}", "\\boxed{2.5}", 1.0),
+    ("\\frac{1}{3}", "\\boxed{0.33333}", 1.0),
+    ("\\frac{\\sqrt{3}}{2}", "\\boxed{\\frac{1}{2}\\sqrt{3}}", 1.0),
+    ("\\frac{9 \\sqrt{23}}{23}", "\\boxed{\\frac{9}{\\sqrt{23}}}", 1.0),
+    ("x^2+7x+10", "\\boxed{(x+2)(x+5)}", 1.0),
+    ("6 - 5i", "\\boxed{-5i+6}", 1.0),
+    ("y=2x+3", "\\boxed{2x-y+3=0}", 1.0),
+    ("(3,\\infty)", "\\boxed{x > 3}", 1.0),
+    ("x>3", "\\boxed{(3, \\infty)}", 1.0),
+    ("2, -2", "\\boxed{-2, 2}", 1.0),
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\boxed{\\begin{pmatrix}1\\\\2\\end{pmatrix}}", 1.0),
+    ("\\text{(C)}", "The answer is (C).", 1.0),
+    ("C", "\\boxed{\\textbf{(C)}\\ 12}", 1.0),
+    ("\\text{Evelyn}", "\\boxed{evelyn}", 1.0),
+    # known false positives of other graders
+    ("3x-y+13=0", "\\boxed{3x+4y+14=0}", 0.0),
+    ("4\\sqrt{2}", "\\boxed{4}", 0.0),
+    ("4", "\\boxed{4\\sqrt{2}}", 0.0),
+    ("\\pi", "\\boxed{3.14}", 0.0),
+    ("\\pi", "\\boxed{3.14159265}", 0.0),
+    ("1000000", "\\boxed{1000001}", 0.0),
+    ("\\frac{1}{3}", "\\boxed{0.33}", 0.0),
+    ("0.35625", "\\boxed{0.3562}", 0.0),
+    ("(1,2)", "\\boxed{(2,1)}", 0.0),
+    ("(1,2]", "\\boxed{[1,2]}", 0.0),
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\boxed{\\begin{pmatrix}2\\\\1\\end{pmatrix}}", 0.0),
+    ("C", "\\boxed{B}", 0.0),
+    ("\\frac{1}{\\sqrt{n}}", "\\boxed{\\sqrt{n}}", 0.0),
+    ("f(x) = 7x+1", "\\boxed{f(x) = 7x+2}", 0.0),
+    ("20", "blah\nA: 18", 0.0),
+    ("3", "no answer here", 0.0),
+    ("3", "", 0.0),
+]
+
+
+@pytest.mark.parametrize(("gold", "response", "reward"), CASES)
+def test_golden_table(gold, response, reward):
+    score = _verdict(gold, response)
+    assert score.status is Status.OK
+    assert score.value == reward, score.info
+    assert score.metrics["acc"] is (reward == 1.0)
+
+
+HACKS = [
+    "\\boxed{2} or maybe \\boxed{3}",  # two different boxed answers
+    "\\boxed{3}. Hmm, no: \\boxed{2}",  # the correct one last
+    "\\boxed{2 \\text{ or } 3}",  # hedged inside one box
+    "\\boxed{2, 3}",  # a list of candidates for a single value
+    "The answer is 2 or 3.",
+    "\\boxed{\\pm 2}",
+]
+
+
+@pytest.mark.parametrize("response", HACKS)
+def test_hedged_and_multiple_answers_are_wrong_by_default(response):
+    score = _verdict("2", response)
+    assert score.value == 0.0, score.info
+
+
+def test_repeated_equivalent_answers_are_fine():
+    assert _verdict("\\frac{1}{2}", "\\boxed{1/2} that is \\boxed{0.5}").value == 1.0
+    assert _verdict("2", "\\boxed{2} so \\boxed{2}").value == 1.0
+
+
+def test_multiple_answers_policy_last():
+    assert _verdict("2", "\\boxed{3}. Hmm, no: \\boxed{2}", multiple_answers="last").value == 1.0
+    assert _verdict("2", "\\boxed{2}. Hmm, no: \\boxed{3}", multiple_answers="last").value == 0.0
+    score = _verdict("2", "\\boxed{3}. Hmm, no: \\boxed{2}")
+    assert score.info["stage"] == "multiple_answers"
+
+
+def test_stages_and_info():
+    assert _verdict("5", "\\boxed{5}").info["stage"] == "exact"
+    assert _verdict("\\frac{1}{2}", "\\boxed{\\dfrac12}").info["stage"] == "normalized"
+    assert _verdict("0.5", "\\boxed{1/2}").info["stage"] == "structured"
+    assert _verdict("x^2+2x+1", "\\boxed{(x+1)^2}").info["stage"] == "symbolic"
+    info = _verdict("3", "no answer").info
+    assert info["stage"] == "no_answer"
+    info = _verdict("\\frac{1}{2}", "\\boxed{\\dfrac{1}{2}}").info
+    assert info["extracted"] == ["\\dfrac{1}{2}"]
+    assert info["gold_normalized"] == ["\\frac{1}{2}"] == info["pred_normalized"]
+    assert set(info["timings_ms"]) >= {"extract", "normalize"}
+
+
+def test_quick_settles_cheap_cases_and_defers_symbolic_ones():
+    scorer = MathEquivScorer()
+    assert scorer.quick(Sample(response="\\boxed{1,000}", ground_truth="1000")).value == 1.0
+    assert scorer.quick(Sample(response="\\boxed{7}", ground_truth="8")).value == 0.0
+    assert scorer.quick(Sample(response="\\boxed{(x+1)^2}", ground_truth="x^2+2x+1")) is None
+
+
+def test_list_ground_truth_any_of():
+    assert _verdict(["\\frac{1}{2}", "0.5"], "\\boxed{0.5}").value == 1.0
+    assert _verdict([3, "three"], "\\boxed{3}").value == 1.0
+
+
+@pytest.mark.parametrize("gold", [None, "", "  ", {"a": 1}, True, [], [None]])
+def test_bad_ground_truth_is_invalid_input(gold):
+    score = MathEquivScorer().score(Sample(response="\\boxed{1}", ground_truth=gold))
+    assert score.status is Status.INVALID_INPUT
+    assert "ground_truth" in score.info["error"]
+
+
+def test_numeric_ground_truth():
+    assert _verdict(42, "\\boxed{42}").value == 1.0
+    assert _verdict(0.25, "\\boxed{\\frac14}").value == 1.0
+
+
+def test_config_errors_name_allowed_values():
+    with pytest.raises(ConfigError, match="wrong"):
+        MathEquivScorer(multiple_answers="any")
+    with pytest.raises(ConfigError):
+        MathEquivScorer(rel_tol=-1)
+    with pytest.raises(ConfigError):
+        MathEquivScorer(timeout_s=0)
+
+
+def test_registered_and_picklable():
+    scorer = get_scorer("math_equiv", multiple_answers="last")
+    assert isinstance(scorer, MathEquivScorer) and scorer.multiple_answers == "last"
+    clone = pickle.loads(pickle.dumps(scorer))
+    assert clone.score(Sample(response="\\boxed{4}", ground_truth="4")).value == 1.0
+
+
+def test_sample_is_not_mutated():
+    sample = Sample(response="\\boxed{4}", ground_truth=["4"], metadata={"k": [1]})
+    MathEquivScorer().score(sample)
+    assert sample.ground_truth == ["4"] and sample.metadata == {"k": [1]}
+
+
+def test_adversarial_input_stays_bounded():
+    # thousands of boxes and unbalanced braces: linear extraction, a capped number of answers
+    response = "\\boxed{1}" * 5000 + "{" * 10000
+    score = MathEquivScorer().quick(Sample(response=response, ground_truth="1"))
+    assert score is not None and score.value == 1.0
+    huge = "\\boxed{" + "9" * 5000 + "^{9^{9^{9}}}}"
+    score = MathEquivScorer().score(Sample(response=huge, ground_truth="1"))
+    assert score.value == 0.0
+
+
+def test_extraction_and_normalisation_helpers():
+    assert extract_answers("x \\boxed{1} y \\boxed{\\frac{2}{3}}").answers == ("1", "\\frac{2}{3}")
+    assert extract_answers("The final answer is $7$.").answers == ("$7$",)
+    assert extract_answers("nothing").method == "none"
+    assert normalize("$\\left( 3, \\dfrac{\\pi}{2} \\right)$") == "(3,\\frac{\\pi}{2})"
+    assert normalize("\\sin x") == "\\sin x"
+    assert exact_number("1.5\\times10^{3}") == 1500
+    assert exact_number("-\\frac{3}{4}") == exact_number("-0.75")
+    assert exact_number("x") is None
+
+
+def test_judge_without_symbolic_stage_can_be_undecided():
+    verdict = judge("\\boxed{2x}", ["x+x"], symbolic=False)
+    assert verdict.value is None
+    assert judge("\\boxed{2x}", ["x+x"]).value == 1.0
