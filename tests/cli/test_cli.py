@@ -71,6 +71,8 @@ def test_score_jsonl_writes_every_row_and_summary(rollouts, tmp_path):
     ):
         assert bad["status"] == "invalid_input" and bad["score"] is None
         assert needle in bad["error"]
+        assert bad["exec_s"] is None  # never executed
+    assert all(r["exec_s"] >= 0 and r["queue_s"] >= 0 for r in rows[:5])
     table = json.loads(summary.read_text())
     by_task = {t["task"]: t for t in table}
     assert by_task["openai/gsm8k"]["count"] == 4

@@ -81,20 +81,25 @@ def run_score(args: argparse.Namespace) -> int:
 
         progress = tqdm(total=len(pairs), file=sys.stderr, unit="sample", desc="scoring", dynamic_ncols=True)
     try:
-        scored = list(
-            runner.run_sync(
-                [scorer for scorer, _ in pairs],
-                [sample for _, sample in pairs],
-                on_done=(lambda _i: progress.update(1)) if progress is not None else None,
-            )
+        batch = runner.run_sync(
+            [scorer for scorer, _ in pairs],
+            [sample for _, sample in pairs],
+            on_done=(lambda _i: progress.update(1)) if progress is not None else None,
         )
+        scored = list(batch)
     finally:
         runner.close()
         if progress is not None:
             progress.close()
 
     scores = [scored[s] if isinstance(s, int) else s for s in slots]
-    out_rows = [_scored_row(row, score, args.on_error) for row, score in zip(rows, scores, strict=True)]
+    timing = [
+        (batch.queue_s[s], batch.exec_s[s]) if isinstance(s, int) and batch.exec_s else (None, None)
+        for s in slots
+    ]
+    out_rows = [
+        _scored_row(row, score, args.on_error, t) for row, score, t in zip(rows, scores, timing, strict=True)
+    ]
     if args.output:
         write_rows(args.output, out_rows)
     tasks = [
@@ -109,13 +114,19 @@ def run_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scored_row(row: dict[str, Any], score: Score, on_error: float | None) -> dict[str, Any]:
+def _scored_row(
+    row: dict[str, Any],
+    score: Score,
+    on_error: float | None,
+    timing: tuple[float | None, float | None] = (None, None),
+) -> dict[str, Any]:
     out = {k: v for k, v in row.items() if not k.startswith("_")} if "_error" in row else dict(row)
     out["score"] = score.reward(on_error)
     out["status"] = score.status.value
     out["metrics"] = dict(score.metrics)
     out["info"] = dict(score.info)
     out["error"] = score.info.get("error") if not score.ok else None
+    out["queue_s"], out["exec_s"] = timing  # seconds waiting / executing (null for rows never scored)
     return out
 
 
