@@ -575,3 +575,21 @@ def test_compute_rm_score_and_worker_actors_on_ray(tokenizer, rows_batch):
         streamed = asyncio.run(stream())
     assert out.batch["rm_scores"].sum(1).tolist() == [1.0, 0.0, 1.0, 1.0]
     assert [s["reward_score"] for s in streamed] == [1.0, 0.0, 1.0, 1.0]
+
+
+def test_batched_decode_is_exactly_transformers_decode(tokenizer):
+    from rewardloop.integrations.verl._data import decode_rows
+
+    texts = ["The answer is #### 42", "ünïcødé ∑ 😀 \\boxed{x}", "", "  spaces  and\ttabs\n"]
+    rows = [[*tokenizer.encode(t), tokenizer.eos_token_id, tokenizer.pad_token_id] for t in texts]
+    expected = tokenizer.batch_decode(rows, skip_special_tokens=True)
+    assert decode_rows(tokenizer, rows) == expected == [t for t in texts]
+
+    class CleanUp:  # a tokenizer that needs transformers' own path (clean-up of spaces)
+        clean_up_tokenization_spaces = True
+        backend_tokenizer = tokenizer.backend_tokenizer
+
+        def batch_decode(self, rows, skip_special_tokens):
+            return ["slow path"] * len(rows)
+
+    assert decode_rows(CleanUp(), rows) == ["slow path"] * 4

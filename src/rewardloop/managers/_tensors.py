@@ -43,11 +43,11 @@ def last_token_index(mask: Any) -> tuple[Any, Any]:
     ``has_token`` is False (never used for writing there).
     """
     torch = _torch()
-    nonzero = mask != 0
-    has_token = nonzero.any(dim=1)
     width = mask.shape[1]
-    # argmax over the reversed mask finds the first 1 from the right
-    from_right = torch.flip(nonzero, dims=[1]).to(torch.int8).argmax(dim=1)
+    flipped = torch.flip(mask, dims=[1]) != 0
+    # argmax over the reversed mask finds the first nonzero from the right (0 when the row has none)
+    from_right = flipped.to(torch.uint8).argmax(dim=1)
+    has_token = flipped.gather(1, from_right.unsqueeze(1)).squeeze(1)
     index = torch.where(has_token, width - 1 - from_right, torch.zeros_like(from_right))
     return index.long(), has_token
 
