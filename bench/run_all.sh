@@ -29,4 +29,8 @@ fi
 "$PY" bench/gsm8k_labels.py
 "$PY" bench/runner_vs_verl.py
 "$PY" bench/code_sandbox.py
+"$PY" bench/managers_vs_verl.py
+"$PY" bench/verifier.py
+"$PY" bench/trl_reward.py
+"$PY" bench/server_load.py
 echo "bench: results in bench/results/"
