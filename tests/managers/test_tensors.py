@@ -82,3 +82,10 @@ def test_dtype_and_none_scores():
     out, _ = place_at_last_token([None, 1.0], lengths=torch.tensor([1, 1]), width=2, dtype=torch.float64)
     assert out.dtype == torch.float64
     assert torch.isnan(out[0, 0]) and out[1, 0] == 1.0
+
+
+def test_zero_width_responses():
+    index, has = last_token_index(torch.zeros(3, 0, dtype=torch.long))
+    assert index.tolist() == [0, 0, 0] and not has.any()
+    out, empty = place_at_last_token([1.0, 2.0, 3.0], response_mask=torch.zeros(3, 0, dtype=torch.long))
+    assert out.shape == (3, 0) and empty.all()

@@ -44,11 +44,16 @@ def last_token_index(mask: Any) -> tuple[Any, Any]:
     """
     torch = _torch()
     width = mask.shape[1]
-    flipped = torch.flip(mask, dims=[1]) != 0
-    # argmax over the reversed mask finds the first nonzero from the right (0 when the row has none)
-    from_right = flipped.to(torch.uint8).argmax(dim=1)
-    has_token = flipped.gather(1, from_right.unsqueeze(1)).squeeze(1)
-    index = torch.where(has_token, width - 1 - from_right, torch.zeros_like(from_right))
+    if width == 0:
+        zeros = torch.zeros(mask.shape[0], dtype=torch.long, device=mask.device)
+        return zeros, zeros.bool()
+    # 1-based positions where the mask is set, 0 elsewhere; the row max is the last set position.
+    # int16 positions keep the pass memory-light (the mask itself is usually int64).
+    dtype = torch.int16 if width < 32767 else torch.int32
+    positions = torch.arange(1, width + 1, dtype=dtype, device=mask.device)
+    last = torch.where(mask.bool(), positions, torch.zeros((), dtype=dtype, device=mask.device)).amax(dim=1)
+    has_token = last > 0
+    index = (last.long() - 1).clamp(min=0)
     return index.long(), has_token
 
 
@@ -83,6 +88,8 @@ def place_at_last_token(
     if scores_t.shape[0] != index.shape[0]:
         raise ValueError(f"{scores_t.shape[0]} scores for {index.shape[0]} rows")
     out = torch.zeros(index.shape[0], width, dtype=dtype or torch.float32, device=device)
+    if width == 0:
+        return out, ~has_token
     values = torch.where(has_token, scores_t.to(out.dtype), torch.zeros_like(scores_t, dtype=out.dtype))
     out.scatter_(1, index.unsqueeze(1), values.unsqueeze(1))
     return out, ~has_token
