@@ -70,3 +70,13 @@ def test_score_batch_union_of_metric_keys():
 def test_empty_batch():
     batch = ScoreBatch.from_scores([])
     assert len(batch) == 0 and math.isnan(batch.mean()) and batch.metrics == {}
+
+
+def test_a_dict_result_can_report_its_own_failure():
+    from rewardloop.scorers._base import coerce_score
+
+    failed = coerce_score({"score": 0.0, "status": "infra_error", "error": "judge down", "n": 1}, source="fn")
+    assert failed.status is Status.INFRA_ERROR and failed.info["error"] == "judge down"
+    assert failed.metrics == {"n": 1}
+    assert coerce_score({"score": 1.0, "status": "ok"}).ok  # "ok" (or an unknown word) is just a metric
+    assert coerce_score({"score": 1.0, "status": "great"}).metrics == {"status": "great"}

@@ -77,6 +77,9 @@ def coerce_score(result: Any, *, source: str = "scorer") -> Score:
     if isinstance(result, bool | int | float) and not isinstance(result, complex):
         return Score(value=float(result))
     if isinstance(result, Mapping):
+        failed = _reported_failure(result, source)
+        if failed is not None:
+            return failed
         if "score" not in result:
             return Score.failure(
                 Status.SCORER_ERROR,
@@ -97,6 +100,24 @@ def coerce_score(result: Any, *, source: str = "scorer") -> Score:
         f"{source} returned {type(result).__name__} {result!r:.80}; expected a number, a bool, "
         "a dict with 'score', or a Score",
     )
+
+
+_FAILURE_STATUSES = {s.value for s in Status if s is not Status.OK}
+
+
+def _reported_failure(result: Mapping[str, Any], source: str) -> Score | None:
+    """A dict result may report its own failure: ``{"score": 0.0, "status": "infra_error", "error": "..."}``.
+
+    verl reads such a dict as reward 0.0 with extra keys; rewardloop keeps the failure status, so a judge
+    outage is never counted as a wrong answer. Only the statuses rewardloop knows are recognised.
+    """
+    status = result.get("status")
+    if not isinstance(status, str) or status not in _FAILURE_STATUSES:
+        return None
+    error = result.get("error") or f"{source} reported status {status!r}"
+    metrics = {str(k): v for k, v in result.items() if k not in ("score", "status", "error")}
+    failed = Score.failure(status, str(error))
+    return Score(failed.value, failed.status, metrics, failed.info)
 
 
 def _is_number(value: Any) -> bool:

@@ -37,9 +37,12 @@ _BUILTIN_SCORERS = {
     "math_dapo": "rewardloop.scorers.math_dapo:DapoMathScorer",
     "prime_math": "rewardloop.scorers.prime_math:PrimeMathScorer",
     "math_verify": "rewardloop.scorers.mathverify:MathVerifyScorer",
+    "math_equiv": "rewardloop.scorers.math_equiv:MathEquivScorer",
     "geo3k": "rewardloop.scorers.geo3k:Geo3KScorer",
     "search_r1_qa": "rewardloop.scorers.qa_em:SearchR1QAScorer",
     "code": "rewardloop.scorers.code:CodeScorer",
+    "reward_model": "rewardloop.scorers.reward_model:RewardModelScorer",
+    "judge": "rewardloop.scorers.judge:JudgeScorer",
 }
 for _name, _target in _BUILTIN_SCORERS.items():
     SCORERS.register(_name, _target)
@@ -173,6 +176,8 @@ def _builtin_routes() -> list[Route]:
     # verl scores these with continuous=True and accepts outputs equal within numpy's allclose
     code_options = {"continuous": True, "float_tol": 1e-5}
     routes += [Route(s, "code", code_options) for s in ("codecontests", "apps", "codeforces", "taco")]
+    # not in verl: the names `rewardloop prepare humaneval|mbpp` writes (tests in the HumanEval/MBPP layouts)
+    routes += [Route(s, "code", {"continuous": True}) for s in ("humaneval", "mbpp")]
     return routes
 
 

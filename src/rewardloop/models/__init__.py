@@ -1,0 +1,57 @@
+"""Reward models over HTTP (optional extra ``rewardloop[models]``, plus ``[server]`` for serving).
+
+* clients for vLLM ``/classify``, SGLang ``/v1/embeddings`` and OpenAI-compatible chat (judges);
+* :class:`Router` — least-in-flight, health-checked routing over N servers (``rewardloop router``);
+* the embedded server (``python -m rewardloop.models._server``): a transformers model on CPU/GPU with
+  dynamic batching, speaking the same protocols;
+* :class:`RewardModelManager` — starts N servers (embedded / vLLM / SGLang) and a router and exposes
+  ``router_address`` and ``tokenizer`` (verl's ``reward_router_address`` / ``reward_model_tokenizer``).
+
+The scorers that use them are :class:`rewardloop.scorers.reward_model.RewardModelScorer` (DisRM) and
+:class:`rewardloop.scorers.judge.JudgeScorer` (GenRM). See ``docs/reward-models.md``.
+"""
+
+from ._clients import (
+    ChatClient,
+    ChatResult,
+    ClassifyClient,
+    EmbeddingsClient,
+    HttpClient,
+    ProtocolError,
+    RequestRejected,
+    RetryPolicy,
+    reward_client,
+)
+from ._manager import RewardModelConfig, RewardModelManager, launch_command, router_command, wait_healthy
+from ._router import SAFE_HEADERS, Router, RouterConfig, create_app
+from ._serving import ServerThread, free_port
+from ._templates import JUDGE_TEMPLATES, chat_of, parse_binary, parse_rating, render, rm_input
+
+__all__ = [
+    "JUDGE_TEMPLATES",
+    "SAFE_HEADERS",
+    "ChatClient",
+    "ChatResult",
+    "ClassifyClient",
+    "EmbeddingsClient",
+    "HttpClient",
+    "ProtocolError",
+    "RequestRejected",
+    "RetryPolicy",
+    "RewardModelConfig",
+    "RewardModelManager",
+    "Router",
+    "RouterConfig",
+    "ServerThread",
+    "chat_of",
+    "create_app",
+    "free_port",
+    "launch_command",
+    "parse_binary",
+    "parse_rating",
+    "render",
+    "reward_client",
+    "rm_input",
+    "router_command",
+    "wait_healthy",
+]
