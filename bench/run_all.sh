@@ -33,4 +33,5 @@ fi
 "$PY" bench/verifier.py
 "$PY" bench/trl_reward.py
 "$PY" bench/server_load.py
+"$PY" bench/reward_models.py
 echo "bench: results in bench/results/"
