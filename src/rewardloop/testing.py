@@ -91,7 +91,7 @@ def make_verl_batch(
         "reward_model": [{"ground_truth": r["ground_truth"], "style": "rule"} for r in rows],
         "extra_info": [r.get("extra_info", {"index": i}) for i, r in enumerate(rows)],
     }
-    for key in ("__num_turns__", "reward_scores", "tool_extra_fields", "uid"):
+    for key in ("__num_turns__", "reward_scores", "tool_extra_fields", "uid", "raw_prompt"):
         if any(key in r for r in rows):
             non_tensors[key] = [r.get(key) for r in rows]
     if cls is not None:

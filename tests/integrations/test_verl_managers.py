@@ -593,3 +593,32 @@ def test_batched_decode_is_exactly_transformers_decode(tokenizer):
             return ["slow path"] * len(rows)
 
     assert decode_rows(CleanUp(), rows) == ["slow path"] * 4
+
+
+def test_reward_model_settings_follow_verls_replica_sizing():
+    from rewardloop.config import load_reward_config
+    from rewardloop.integrations.verl._loop import reward_model_settings
+
+    rm = {
+        "enable": True,
+        "model_path": "/models/rm",
+        "n_gpus_per_node": 8,
+        "nnodes": 1,
+        "rollout": {"name": "vllm", "tensor_model_parallel_size": 2, "dtype": "bfloat16"},
+    }
+    assert reward_model_settings(load_reward_config({"reward_model": rm})) == {
+        "model_path": "/models/rm",
+        "backend": "vllm",
+        "kind": "classify",
+        "num_servers": 4,
+        "gpus_per_server": 2,
+    }
+    genrm = load_reward_config(
+        {"reward_model": {**rm, "rollout": {"name": "???"}}, "custom_reward_function": {"path": "j.py"}}
+    )
+    assert reward_model_settings(genrm) == {
+        "model_path": "/models/rm",
+        "backend": "embedded",
+        "kind": "generate",
+        "num_servers": 1,
+    }

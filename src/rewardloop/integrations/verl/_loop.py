@@ -327,11 +327,41 @@ def load_tokenizer(config: Any) -> Any:
     return AutoTokenizer.from_pretrained(path, trust_remote_code=bool(model.get("trust_remote_code", False)))
 
 
+def reward_model_settings(cfg: RewardConfig) -> dict[str, Any]:
+    """``rewardloop.models.RewardModelConfig`` keyword arguments for verl's ``reward.reward_model`` section.
+
+    ``rollout.name`` picks the backend (``vllm``, ``sglang``; ``embedded`` or absent: rewardloop's own server;
+    ``external`` with ``rollout.urls``: servers you run). vLLM/SGLang get one server per
+    ``tensor_model_parallel_size`` GPUs of ``n_gpus_per_node * nnodes``, as verl sizes its replicas. With a
+    custom reward function the model is a generative judge (``/v1/chat/completions``), otherwise a DisRM.
+    """
+    rm = cfg.reward_model
+    rollout = dict(rm.rollout)
+    backend = rollout.get("name")
+    if backend in (None, "???", ""):
+        backend = "embedded"
+    settings: dict[str, Any] = {
+        "model_path": rm.model_path or "",
+        "backend": backend,
+        "kind": "generate" if cfg.custom_reward_function.path else "classify",
+    }
+    if backend in ("vllm", "sglang"):
+        tp = int(rollout.get("tensor_model_parallel_size") or 1) * int(rollout.get("data_parallel_size") or 1)
+        gpus = rm.n_gpus_per_node * max(rm.nnodes, 1)
+        settings.update(num_servers=max(1, gpus // tp), gpus_per_server=tp)
+    else:
+        settings["num_servers"] = int(rollout.get("num_servers") or 1)
+    if backend == "external":
+        settings["urls"] = tuple(rollout.get("urls") or ())
+    for key in ("device", "startup_timeout_s", "served_model_name", "tokenizer_path"):
+        if rollout.get(key) is not None:
+            settings[key] = rollout[key]
+    return settings
+
+
 def _start_reward_models(cfg: RewardConfig) -> tuple[Any, Any]:
     """Start the reward-model servers and router of ``reward.reward_model`` (see :mod:`rewardloop.models`)."""
-    try:
-        from ...models import RewardModelManager
-    except ImportError as exc:
-        raise ConfigError(f"reward.reward_model.enable needs rewardloop's models package: {exc}") from exc
-    manager = RewardModelManager.from_config(cfg.reward_model)
-    return manager, getattr(manager, "tokenizer", None)
+    from ...models import RewardModelManager
+
+    manager = RewardModelManager(**reward_model_settings(cfg))
+    return manager, manager.tokenizer

@@ -516,6 +516,8 @@ class _Loop(RewardManagerBase):
         scorer = _function_scorer(compute_score, process=self.process, **extra)
         if scorer is None and cfg.custom_reward_function.path:
             scorer = custom_function_scorer(cfg, extra, rate_limits=self.rate_limits, process=self.process)
+        if scorer is None and cfg.reward_model.enable and reward_router_address:
+            scorer = _disrm_scorer(cfg, reward_router_address, reward_model_tokenizer)
         manager = RewardManager.from_config(
             cfg, scorer=scorer, runner=runner, shaping=self.shaping, rate_limits=self.rate_limits
         )
@@ -544,6 +546,16 @@ class _Loop(RewardManagerBase):
 
     def close(self) -> None:
         self.core.close()
+
+
+def _disrm_scorer(cfg: RewardConfig, address: str, tokenizer: Any) -> Scorer:
+    """verl's DisRM path (reward model enabled, no custom function): score each row with the RM."""
+    from ...scorers.reward_model import RewardModelScorer
+
+    rollout = cfg.reward_model.rollout
+    protocol = "sglang" if rollout.get("name") == "sglang" else "vllm"
+    model = rollout.get("served_model_name") or cfg.reward_model.model_path
+    return RewardModelScorer(address, model, tokenizer, protocol=protocol)
 
 
 def _router_kwargs(address: str | None, tokenizer: Any) -> dict[str, Any]:
