@@ -11,7 +11,7 @@ from .._io import read_rows, write_rows
 from .._summary import format_table, summarize
 from ..errors import ConfigError, InvalidSampleError, UnknownTaskError
 from ..scorers._base import Scorer
-from ..scorers._registry import ROUTES, SCORERS, get_scorer, register_route, resolve_scorer
+from ..scorers._registry import ROUTES, SCORERS, register_route, resolve_scorer
 from ..types import Sample, Score, Status
 
 
@@ -134,13 +134,14 @@ def run_list(args: argparse.Namespace) -> int:
     scorers = []
     for name in SCORERS.names():
         try:
-            scorer = get_scorer(name)
-            doc = (type(scorer).__doc__ or "").strip().splitlines()
+            target = SCORERS.get(name)  # the class: some scorers need options (a server address) to build
+            cls = target if isinstance(target, type) else type(target)
+            doc = (cls.__doc__ or "").strip().splitlines()
             scorers.append(
                 {
                     "name": name,
-                    "execution": scorer.execution,
-                    "timeout_s": scorer.timeout_s,
+                    "execution": getattr(cls, "execution", "?"),
+                    "timeout_s": getattr(cls, "timeout_s", None),
                     "description": doc[0] if doc else "",
                 }
             )
