@@ -140,6 +140,49 @@ def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+def cpu_bound(scorers: Sequence[Any], samples: Sequence[Any], baseline_s: float | None) -> dict[str, Any]:
+    """The scorers' own CPU time on this batch, in this process (warm, one thread, ``thread_time``, so
+    load from other jobs hardly counts), and what it implies for ``Runner(workers=2)``.
+
+    ``parent_s``: ``quick()`` on every sample plus ``score()`` of inline scorers (the runner's event loop
+    does this work). ``worker_s``: ``score()`` of the samples ``quick()`` leaves to a process scorer.
+    On 2 cores no schedule beats ``bound_s = max(parent_s, worker_s / 2, (parent_s + worker_s) / 2)``,
+    so ``baseline_s / bound_s`` is the highest ratio any runner could reach against ``baseline_s``.
+    """
+    from rewardloop.execution._runner import _QUICK_MAX_CHARS
+
+    def one_pass() -> tuple[float, float, int]:
+        parent = worker = 0.0
+        sent = 0
+        for sc, s in zip(scorers, samples, strict=True):
+            t0 = time.thread_time()
+            verdict = sc.quick(s) if len(s.response) <= _QUICK_MAX_CHARS else None
+            t1 = time.thread_time()
+            parent += t1 - t0
+            if verdict is not None:
+                continue
+            sc.score(s)
+            spent = time.thread_time() - t1
+            if sc.execution == "process":
+                worker, sent = worker + spent, sent + 1
+            else:
+                parent += spent
+        return parent, worker, sent
+
+    one_pass()  # warm: imports, sympy's and ANTLR's caches (as in a long-lived worker)
+    parent, worker, sent = one_pass()
+    bound = max(parent, worker / WORKERS, (parent + worker) / WORKERS)
+    return {
+        "what": "the scorers' own CPU seconds on this batch, warm, one thread (time.thread_time)",
+        "parent_s": round(parent, 3),
+        "worker_s": round(worker, 3),
+        "samples_to_workers": sent,
+        "worker_ms_per_sample": round(1000 * worker / sent, 2) if sent else None,
+        f"bound_s_{WORKERS}_cores": round(bound, 3),
+        "max_ratio_vs_baseline": ratio(baseline_s, bound),
+    }
+
+
 # --------------------------------------------------------------------------- 1. mixed batch
 
 
@@ -234,6 +277,7 @@ def section_mixed(
         }
     else:
         result["verl_reward_loop"] = {"error": loop_error}
+    result["cpu_bound"] = cpu_bound(scorers, samples, result["verl_naive"]["best_s"])
     result["ours_ray"] = _ray_runner(rows, samples, scorers, args)
     verdicts = sum(
         ((a or 0) > 0) == ((b or 0) > 0) for a, b in zip(ours_rewards, naive["rewards"], strict=True)
@@ -303,11 +347,11 @@ def section_math_verify(
     runs_nr: list[float] = []
     verl_runs: dict[str, list[float]] = {"sequential": [], "threaded": []}
     verl: dict[str, Any] = {}
-    with Runner(workers=WORKERS) as runner, Runner(workers=WORKERS, max_tasks_per_worker=None) as no_recycle:
+    with Runner(workers=WORKERS) as runner, Runner(workers=WORKERS, max_tasks_per_worker=500) as no_recycle:
         runner.run_sync(scorer, samples)  # warm
         no_recycle.run_sync(scorer, samples)
         for r in range(args.rounds):  # in turn with verl, so that load from elsewhere hits both alike
-            log(f"math_verify round {r + 1}/{args.rounds}: ours (default, then never recycled)")
+            log(f"math_verify round {r + 1}/{args.rounds}: ours (default, then recycled every 500 tasks)")
             dt, batch = timed(lambda: runner.run_sync(scorer, samples))
             runs.append(dt)
             dt, batch_nr = timed(lambda: no_recycle.run_sync(scorer, samples))
@@ -331,8 +375,8 @@ def section_math_verify(
             "workers_recycled": recycled,
             "agreement": agreement(rows, batch.rewards()),
         },
-        "ours_no_recycle": {
-            "what": f"math_verify scorer, Runner(workers={WORKERS}, max_tasks_per_worker=None)",
+        "ours_recycle_500": {
+            "what": f"math_verify scorer, Runner(workers={WORKERS}, max_tasks_per_worker=500) (the old default)",
             "runs_s": runs_nr,
             "best_s": best_nr,
             "samples_per_s": rate(n, best_nr),
@@ -354,10 +398,11 @@ def section_math_verify(
     result["ratios"] = {
         "ours_over_verl_sequential": ratio(sps, result["verl_sequential"]["samples_per_s"]),
         "ours_over_verl_threaded": ratio(sps, result["verl_threaded"]["samples_per_s"]),
-        "ours_no_recycle_over_verl_threaded": ratio(
-            result["ours_no_recycle"]["samples_per_s"], result["verl_threaded"]["samples_per_s"]
+        "ours_recycle_500_over_verl_sequential": ratio(
+            result["ours_recycle_500"]["samples_per_s"], result["verl_sequential"]["samples_per_s"]
         ),
     }
+    result["cpu_bound"] = cpu_bound([scorer] * n, samples, result["verl_sequential"]["best_s"])
     return result
 
 
@@ -779,6 +824,7 @@ def tables(report: dict[str, Any]) -> str:
                     f"| {fam} | {a['n']} | {_pct(m['ours']['agreement'], fam)} | {_pct(m['verl_naive']['agreement'], fam)} |"
                 )
         lines.append("")
+        lines += _bound_line(m, "`NaiveRewardManager`")
     mv = report.get("math_verify")
     if mv:
         lines += [
@@ -788,16 +834,19 @@ def tables(report: dict[str, Any]) -> str:
         ours = mv["ours"]["samples_per_s"]
         for key, name in (
             ("ours", "**ours** `math_verify` scorer, `Runner(workers=2)`"),
-            ("ours_no_recycle", "**ours**, same with `max_tasks_per_worker=None`"),
+            ("ours_recycle_500", "**ours**, same with `max_tasks_per_worker=500` (old default)"),
             ("verl_sequential", "verl `math_verify.compute_score`, loop"),
             ("verl_threaded", "verl `math_verify.compute_score`, 6 threads"),
         ):
-            v = mv[key]
+            v = mv.get(key)
+            if not v:
+                continue
             r = "" if key.startswith("ours") else _f(ratio(ours, v["samples_per_s"]), 2) + "×"
             lines.append(
                 f"| {name} | {v['best_s']:.2f} | {_f(v['samples_per_s'], 0)} | {r} | {_pct(v['agreement'])} |"
             )
         lines.append("")
+        lines += _bound_line(mv, "verl's loop")
     adv = report.get("adversarial")
     if adv:
         one, per = adv["ours"]["one_batch"], adv["ours"]["per_input_batches"]
@@ -858,6 +907,19 @@ def tables(report: dict[str, Any]) -> str:
             )
         lines.append("")
     return "\n".join(lines)
+
+
+def _bound_line(section: dict[str, Any], baseline: str) -> list[str]:
+    b = section.get("cpu_bound")
+    if not b:
+        return []
+    return [
+        f"CPU bound (the scorers' own work, warm, one thread): {b['parent_s']:.2f} s in the runner's loop "
+        f"(`quick()` + inline scorers) + {b['worker_s']:.2f} s in workers ({b['samples_to_workers']} samples, "
+        f"{_f(b['worker_ms_per_sample'], 2)} ms each); no schedule on {WORKERS} cores beats "
+        f"{b[f'bound_s_{WORKERS}_cores']:.2f} s, i.e. at most {_f(b['max_ratio_vs_baseline'], 2)}× vs {baseline}.",
+        "",
+    ]
 
 
 def _short(status: str, value: float | None) -> str:

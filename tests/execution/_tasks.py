@@ -554,3 +554,28 @@ class NestedScorer(Scorer):
     def score(self, sample: Sample) -> Score:
         inner = self.runner.run_sync(DictScorer(), [sample])
         return Score(inner.values[0] * 2)
+
+
+_KEPT: list = []  # memory a task keeps alive in its worker (a leak, on purpose)
+
+
+def leak_mb(n):
+    import numpy
+
+    _KEPT.append(numpy.ones((n << 20) // 8))
+    return os.getpid()
+
+
+class SubmittedFirstProbe(Scorer):
+    """Inline; records whether the runner's pool already had work when this sample was scored."""
+
+    name = "submitted_first_probe"
+    execution = "inline"
+
+    def __init__(self, runner) -> None:
+        self.runner = runner
+
+    def score(self, sample: Sample) -> Score:
+        stats = self.runner.pool_stats()
+        busy = stats is not None and stats.tasks_queued + stats.tasks_running > 0
+        return Score(1.0, info={"pool_busy": busy})

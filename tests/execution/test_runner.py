@@ -64,6 +64,7 @@ def test_config_from_dict_rejects_unknown_keys_by_name():
         ("on_error", True, "on_error must be a number"),
         ("execution", "gpu", "inline, thread, process"),
         ("memory_limit_mb", 10, "memory_limit_mb must be an int >= 64"),
+        ("recycle_memory_mb", 0, "recycle_memory_mb must be an int >= 1"),
         ("rpm", 0, "rpm must be a positive number"),
         ("dedup", "yes", "dedup must be True or False"),
         ("backoff_base_s", float("inf"), "backoff_base_s"),
@@ -164,6 +165,33 @@ def test_execution_override_and_quick_path():
     with Runner() as r:
         assert r.run_sync(_tasks.QuickScorer(), [sample("5", "5")])[0].info["by"] == "quick"
         assert r.pool_stats() is None
+
+
+def test_worker_recycling_defaults():
+    cfg = RunnerConfig()
+    assert cfg.max_tasks_per_worker == 10_000 and cfg.worker_recycle_memory_mb is None
+    assert RunnerConfig(memory_limit_mb=1024).worker_recycle_memory_mb == 768
+    assert RunnerConfig(memory_limit_mb=1024, recycle_memory_mb=900).worker_recycle_memory_mb == 900
+    with Runner(memory_limit_mb=512) as r:
+        r.run_sync(_tasks.PidScorer(), [sample()])
+        assert r._pool.recycle_memory_mb == 384
+
+
+def test_huge_responses_skip_quick_for_process_scorers():
+    # quick() has no deadline; on a multi-megabyte response even linear work is seconds in the loop
+    huge = "5" * 300_000
+    with Runner(workers=1) as r:
+        batch = r.run_sync(_tasks.QuickScorer(), [sample("5", "5"), sample(huge, huge)])
+    assert batch[0].info["by"] == "quick" and batch[1].info["by"] == "score"
+
+
+def test_process_work_is_started_before_inline_work():
+    with Runner(workers=1, dedup=False) as r:
+        r.run_sync(_tasks.PidScorer(), [sample()])  # the worker is up
+        probe = _tasks.SubmittedFirstProbe(r)
+        scorers = [probe, _tasks.SleepScorer(), probe]
+        batch = r.run_sync(scorers, [sample("a"), Sample("0.2", task="test"), sample("b")])
+    assert batch[0].info["pool_busy"] and batch[2].info["pool_busy"]
 
 
 def test_bad_execution_is_a_config_error():

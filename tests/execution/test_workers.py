@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import struct
 import threading
 import time
 from concurrent.futures import CancelledError
@@ -16,7 +17,7 @@ from concurrent.futures import CancelledError
 import pytest
 
 from rewardloop.errors import ConfigError, ScoringError, ScoringTimeout, WorkerCrashed
-from rewardloop.execution._workers import RemoteTraceback, WorkerPool, default_pool
+from rewardloop.execution._workers import RemoteTraceback, WorkerPool, _start_time, default_pool
 
 from . import _tasks
 
@@ -122,6 +123,27 @@ def test_workers_are_recycled_after_max_tasks():
         assert pids[3] != pids[0]
         assert pids[6] not in (pids[0], pids[3])
         assert p.stats().recycled == 2
+
+
+def test_workers_are_recycled_when_their_memory_grows_past_the_threshold():
+    with WorkerPool(1, max_tasks_per_worker=None, recycle_memory_mb=150) as p:
+        small = [p.call(_tasks.leak_mb, 1) for _ in range(3)]
+        assert len(set(small)) == 1 and p.stats().recycled == 0  # a warm worker is kept
+        assert p.call(_tasks.leak_mb, 200) == small[0]  # the task that grows it is answered ...
+        after = p.call(_tasks.getpid)
+        assert after != small[0]  # ... and the worker is replaced before the next one
+        assert p.stats().recycled == 1 and p.stats().crashed == 0
+
+
+def test_a_task_starts_when_the_worker_says_not_when_the_parent_reads_it():
+    # The dispatcher may read the "started" message late (another thread holding the GIL in a long C
+    # call); the worker's own clock reading is used when plausible, so the deadline is not stretched.
+    now = time.monotonic()
+    started = _start_time(b"S" + struct.pack("d", now - 2.0), sent_at=now - 3.0)
+    assert started == now - 2.0
+    assert _start_time(b"S" + struct.pack("d", now + 60), sent_at=now - 3.0) >= now  # from the future
+    assert _start_time(b"S" + struct.pack("d", now - 10), sent_at=now - 3.0) >= now  # before it was sent
+    assert _start_time(b"S", sent_at=now - 3.0) >= now  # an old-style message
 
 
 def test_exception_propagates_with_type_message_and_worker_traceback(pool):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import ConfigError
+from ._workers import DEFAULT_MAX_TASKS_PER_WORKER
 
 __all__ = ["EXECUTIONS", "RunnerConfig"]
 
@@ -48,8 +49,12 @@ class RunnerConfig:
         backoff_base_s, backoff_max_s: retry ``k`` waits ``uniform(0, min(max, base * 2**(k-1)))`` s.
         retry_budget: retries per batch in all (per minute for :meth:`~rewardloop.execution.Runner.submit`).
         batch_size: chunk size for scorers with ``supports_batch``.
-        max_tasks_per_worker: a worker process is replaced after this many samples (None = never).
+        max_tasks_per_worker: a worker process is replaced after this many samples (None = never); a
+            safety net, since a fresh worker must re-import and re-warm its scorers.
         memory_limit_mb: memory cap per worker process (None = no cap).
+        recycle_memory_mb: a worker is replaced, between samples, once its resident memory passes
+            this many MiB (None = ``3/4`` of ``memory_limit_mb`` when that is set, else never): leaks are
+            caught by growth, not by a task count.
         execution: force ``"inline"``, ``"thread"`` or ``"process"`` for every sync scorer (None = as
             each scorer declares). Async scorers are always awaited.
         rpm, tpm: requests / tokens per minute across the runner (None = unlimited).
@@ -68,8 +73,9 @@ class RunnerConfig:
     backoff_max_s: float = 10.0
     retry_budget: int = 100
     batch_size: int = 64
-    max_tasks_per_worker: int | None = 500
+    max_tasks_per_worker: int | None = DEFAULT_MAX_TASKS_PER_WORKER
     memory_limit_mb: int | None = None
+    recycle_memory_mb: int | None = None
     execution: Literal["inline", "thread", "process"] | None = None
     rpm: float | None = None
     tpm: float | None = None
@@ -82,6 +88,7 @@ class RunnerConfig:
             _check_int(name, getattr(self, name), minimum=0)
         _check_int("max_tasks_per_worker", self.max_tasks_per_worker, minimum=1, optional=True)
         _check_int("memory_limit_mb", self.memory_limit_mb, minimum=64, optional=True)
+        _check_int("recycle_memory_mb", self.recycle_memory_mb, minimum=1, optional=True)
         for name in ("timeout_s", "rpm", "tpm", "slow_sample_s"):
             _check_positive(name, getattr(self, name), optional=True)
         for name in ("backoff_base_s", "backoff_max_s"):
@@ -109,6 +116,13 @@ class RunnerConfig:
     def replace(self, **changes: Any) -> RunnerConfig:
         """A copy with ``changes`` applied (checked like :meth:`from_dict`)."""
         return type(self).from_dict({**self.as_dict(), **changes})
+
+    @property
+    def worker_recycle_memory_mb(self) -> int | None:
+        """The effective ``recycle_memory_mb`` (its default derives from ``memory_limit_mb``)."""
+        if self.recycle_memory_mb is not None:
+            return self.recycle_memory_mb
+        return None if self.memory_limit_mb is None else self.memory_limit_mb * 3 // 4
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

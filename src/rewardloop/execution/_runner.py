@@ -83,6 +83,13 @@ ScorerLike = Scorer | str | Callable[[Sample], Any]
 _CACHEABLE = frozenset({Status.OK, Status.INVALID_INPUT, Status.PARSE_ERROR})
 _CHARS_PER_TOKEN = 4.0  # token estimate when a scorer reports none: roughly English text
 _STREAM_PLANS = 64  # scorers whose plan submit() remembers
+# quick() runs in the event loop with no deadline. It is linear-time, but on a multi-megabyte response
+# even that is seconds of GIL-holding work (prime_math's quick() on 10 MB: ~1.7 s) that would delay
+# every other sample; such responses go straight to score(), where a deadline applies. Skipping quick()
+# never changes a verdict: it may only answer what score() would.
+_QUICK_MAX_CHARS = 200_000
+_HANDOFF_S = 0.002  # see _Batch._handoff_s
+_HANDOFF_HUGE_S = 0.02
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -411,6 +418,7 @@ class Runner(Closable):
                     size=cfg.workers,
                     max_tasks_per_worker=cfg.max_tasks_per_worker,
                     memory_limit_mb=cfg.memory_limit_mb,
+                    recycle_memory_mb=cfg.worker_recycle_memory_mb,
                 )
             return self._pool
 
@@ -419,7 +427,7 @@ class Runner(Closable):
     async def _score(self, plan: _Plan, sample: Sample, ctx: _Context) -> _Done:
         """Quick check, then attempts with retries. Never raises for a per-sample failure."""
         exec_s = 0.0
-        if plan.quick:
+        if _wants_quick(plan, sample):
             verdict, exec_s = _quick(plan.scorer, sample)
             if verdict is not None:
                 return self._done(verdict, ctx, exec_s)
@@ -440,7 +448,7 @@ class Runner(Closable):
         out: list[_Done | None] = [None] * len(samples)
         pending: list[int] = []
         for i, sample in enumerate(samples):
-            verdict, spent = _quick(plan.scorer, sample) if plan.quick else (None, 0.0)
+            verdict, spent = _quick(plan.scorer, sample) if _wants_quick(plan, sample) else (None, 0.0)
             if verdict is None:
                 pending.append(i)
             else:
@@ -704,11 +712,31 @@ class _Batch:
         todo, hits = self._deduplicate()
         for i, score in hits:
             self._finish(i, _Done(score, 0.0, 0.0))
+        # Work that leaves the event loop (process, thread, async) is started first: inline scoring holds
+        # the loop (and the GIL, which the pool's dispatcher thread needs to send tasks), and it should
+        # overlap the workers' time, not delay their start (and so the whole batch).
         singles = [i for i in todo if not self.plans[i].batch]
-        jobs: list[Coroutine[Any, Any, None]] = [self._one(i) for i in singles]
-        jobs += [self._chunk(idxs) for idxs in self._chunks([i for i in todo if self.plans[i].batch])]
-        if jobs:
-            await asyncio.gather(*jobs)
+        inline = [i for i in singles if self.plans[i].mode == "inline"]
+        outside = [asyncio.ensure_future(self._one(i)) for i in singles if self.plans[i].mode != "inline"]
+        try:
+            if outside and inline:
+                await asyncio.sleep(self._handoff_s([i for i in singles if self.plans[i].mode != "inline"]))
+            jobs: list[Any] = [*outside, *(self._one(i) for i in inline)]
+            jobs += [self._chunk(idxs) for idxs in self._chunks([i for i in todo if self.plans[i].batch])]
+            if jobs:
+                await asyncio.gather(*jobs)
+        except BaseException:
+            for task in outside:
+                task.cancel()
+            raise
+
+    def _handoff_s(self, outside: list[int]) -> float:
+        """How long the loop idles after starting out-of-loop work, so the dispatcher thread can take
+        the GIL and send it before inline scoring holds the GIL: 2 ms, 20 ms with a huge response to send."""
+        huge = any(
+            isinstance(r := self.samples[i].response, str) and len(r) > _QUICK_MAX_CHARS for i in outside
+        )
+        return _HANDOFF_HUGE_S if huge else _HANDOFF_S
 
     def results(self) -> list[_Done]:
         assert all(d is not None for d in self.done)
@@ -914,6 +942,15 @@ async def _await_with_deadline(coro: Coroutine[Any, Any, Any], deadline: float |
 def _settle(future: asyncio.Future, value: Any) -> None:
     if not future.done():
         future.set_result(value)
+
+
+def _wants_quick(plan: _Plan, sample: Sample) -> bool:
+    """Whether to try ``quick()`` inline: always for inline scorers (their score() runs inline anyway),
+    otherwise only for responses short enough that it is cheap (see ``_QUICK_MAX_CHARS``)."""
+    if not plan.quick:
+        return False
+    response = sample.response
+    return plan.mode == "inline" or not isinstance(response, str) or len(response) <= _QUICK_MAX_CHARS
 
 
 def _quick(scorer: Scorer, sample: Sample) -> tuple[Score | None, float]:

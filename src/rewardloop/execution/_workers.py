@@ -25,7 +25,9 @@ its caller (DESIGN §3, contract 2):
   is set, which macOS does not enforce. Workers also default ``OMP_NUM_THREADS``,
   ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS`` (and friends) to 1 unless already set: a scorer scores
   one sample, and N workers times M BLAS threads oversubscribes the machine.
-* **Recycling.** A worker is replaced after ``max_tasks_per_worker`` tasks (leaks in scorers stay bounded).
+* **Recycling.** A worker is replaced after ``max_tasks_per_worker`` tasks, and (``recycle_memory_mb``)
+  once its resident memory is above a threshold, checked after each task: leaks in scorers stay
+  bounded without paying a re-import every few hundred samples.
 
 Design: one duplex pipe per worker and one dispatcher thread in the parent. The dispatcher hands queued
 tasks to idle workers, records when each task starts, and waits (``multiprocessing.connection.wait``) on
@@ -63,6 +65,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 import time
@@ -76,7 +79,7 @@ from typing import Any, TypeVar
 
 from ..errors import ConfigError, ScoringError, ScoringTimeout, WorkerCrashed
 
-__all__ = ["PoolStats", "RemoteTraceback", "WorkerPool", "default_pool"]
+__all__ = ["DEFAULT_MAX_TASKS_PER_WORKER", "PoolStats", "RemoteTraceback", "WorkerPool", "default_pool"]
 
 _log = logging.getLogger(__name__)
 
@@ -85,7 +88,8 @@ T = TypeVar("T")
 _PICKLE = pickle.HIGHEST_PROTOCOL
 # Control messages. Pickled messages start with b"\x80", so these one-byte frames cannot collide.
 _READY = b"R"  # worker -> parent: booted, waiting for tasks
-_STARTED = b"S"  # worker -> parent: task loaded, the deadline starts now
+_STARTED = b"S"  # worker -> parent: task loaded, the deadline starts now (+ the worker's clock, 8 bytes)
+_MEMORY_HIGH = b"M"  # worker -> parent, before a reply: replace me once this task is answered
 _STOP = b"Q"  # parent -> worker: exit cleanly
 _EXIT_OOM = 87  # exit code of a worker whose own loop ran out of memory
 
@@ -104,12 +108,16 @@ _POLL_S = 1.0  # liveness polling period where pidfds are unavailable
 _SYS_PATH_ENV = "REWARDLOOP_WORKER_SYS_PATH"  # the parent's sys.path, for subprocess-launched workers
 _START_METHODS = ("subprocess", *multiprocessing.get_all_start_methods())
 _TB_CHARS = 8000  # traceback text kept from a worker
+# Replacing a worker costs a fresh interpreter plus re-importing and re-warming what its tasks use
+# (math-verify: ~1 s of imports, then sympy's and ANTLR's caches, which halve later samples' cost), so
+# recycling by count is a safety net for slow leaks; growth is caught by ``recycle_memory_mb``.
+DEFAULT_MAX_TASKS_PER_WORKER = 10_000
 
 # ----------------------------------------------------------------------------------------------------
 # worker side
 
 
-def _worker_main(conn: Connection, memory_limit_mb: int | None) -> None:
+def _worker_main(conn: Connection, memory_limit_mb: int | None, recycle_memory_mb: int | None = None) -> None:
     """Entry point of a worker process: set up, then serve tasks one at a time until told to stop."""
     for name in _THREAD_ENV:
         os.environ.setdefault(name, "1")
@@ -120,7 +128,8 @@ def _worker_main(conn: Connection, memory_limit_mb: int | None) -> None:
         _limit_memory(memory_limit_mb)
     try:
         conn.send_bytes(_READY)
-        while _serve_one(conn):
+        memory_high = _rss_reader(recycle_memory_mb)
+        while _serve_one(conn, memory_high):
             pass
     except MemoryError:
         os._exit(_EXIT_OOM)
@@ -132,10 +141,12 @@ def _subprocess_main() -> None:
     """Entry point of a worker started by :class:`_SubprocessWorker` (``python -c``): no ``__main__`` re-import."""
     import json
 
-    fd, memory = int(sys.argv[1]), sys.argv[2]
+    fd, memory, recycle = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     paths = json.loads(os.environ.pop(_SYS_PATH_ENV, "[]"))
     sys.path[:] = [*paths, *(p for p in sys.path if p not in paths)]
-    _worker_main(Connection(fd), None if memory == "-" else int(memory))
+    _worker_main(
+        Connection(fd), None if memory == "-" else int(memory), None if recycle == "-" else int(recycle)
+    )
 
 
 class _SubprocessWorker:
@@ -150,15 +161,19 @@ class _SubprocessWorker:
 
     sentinel = None  # liveness comes from the pidfd, or from polling exitcode
 
-    def __init__(self, child_fd: int, memory_limit_mb: int | None) -> None:
+    def __init__(self, child_fd: int, memory_limit_mb: int | None, recycle_memory_mb: int | None) -> None:
         import json
         import subprocess
 
         env = {**os.environ, _SYS_PATH_ENV: json.dumps([p for p in sys.path if p])}
         code = "from rewardloop.execution._workers import _subprocess_main; _subprocess_main()"
         memory = "-" if memory_limit_mb is None else str(memory_limit_mb)
+        recycle = "-" if recycle_memory_mb is None else str(recycle_memory_mb)
         self._popen = subprocess.Popen(
-            [sys.executable, "-c", code, str(child_fd), memory], pass_fds=(child_fd,), env=env, close_fds=True
+            [sys.executable, "-c", code, str(child_fd), memory, recycle],
+            pass_fds=(child_fd,),
+            env=env,
+            close_fds=True,
         )
         self.pid = self._popen.pid
 
@@ -200,7 +215,35 @@ def _limit_memory(memory_limit_mb: int) -> None:
     resource.setrlimit(which, (limit, limit))
 
 
-def _serve_one(conn: Connection) -> bool:
+def _rss_reader(recycle_memory_mb: int | None) -> Callable[[], bool] | None:
+    """A check "is this worker's resident memory above ``recycle_memory_mb``?" (None: no check).
+
+    Linux: the current RSS from ``/proc/self/statm`` (one ``pread`` on a descriptor kept open, a few
+    microseconds). Not ``getrusage``'s peak: on Linux that peak survives ``exec`` and starts at the
+    parent's RSS, so every worker of a large trainer would look "over". Elsewhere the peak is used.
+    """
+    if recycle_memory_mb is None:
+        return None
+    limit = recycle_memory_mb << 20
+    try:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        page = os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        import resource
+
+        unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is bytes on macOS, KiB elsewhere
+        return lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * unit > limit
+
+    def over() -> bool:
+        try:
+            return int(os.pread(fd, 128, 0).split()[1]) * page > limit
+        except (OSError, ValueError, IndexError):
+            return False
+
+    return over
+
+
+def _serve_one(conn: Connection, memory_high: Callable[[], bool] | None = None) -> bool:
     """Receive one task, run it in this (main) thread, send the reply. False when told to stop."""
     data = conn.recv_bytes()
     if data == _STOP:
@@ -213,9 +256,13 @@ def _serve_one(conn: Connection) -> bool:
         conn.send_bytes(_pack_exception(exc, "could not load the task in the worker: "))
         return True
     del data
-    conn.send_bytes(_STARTED)
+    # The start time travels with the message: a parent whose dispatcher thread is slow to read it
+    # (another thread holding the GIL in a long C call) still starts the deadline when the task started.
+    conn.send_bytes(_STARTED + struct.pack("d", time.monotonic()))
     reply = _run_task(fn, args, kwargs)
     del fn, args, kwargs
+    if memory_high is not None and memory_high():
+        conn.send_bytes(_MEMORY_HIGH)
     conn.send_bytes(reply)
     return True
 
@@ -346,6 +393,7 @@ class _Worker:
         "pid",
         "pidfd",
         "process",
+        "recycle",
         "sent_at",
         "started_at",
         "state",
@@ -363,6 +411,7 @@ class _Worker:
         self.sent_at = 0.0
         self.started_at: float | None = None
         self.done = 0
+        self.recycle = False  # it reported high memory: replace it once its task is answered
         self.expected_exit = False  # we stopped or killed it: its exit is not a crash
         self.state_deadline = time.monotonic() + _BOOT_TIMEOUT_S  # for booting and stopping
 
@@ -381,6 +430,16 @@ class _Worker:
         if self.started_at is None:
             return self.sent_at + task.timeout + _LOAD_ALLOWANCE_S
         return self.started_at + task.timeout
+
+
+def _start_time(message: bytes, sent_at: float) -> float:
+    """When a task started, from its ``_STARTED`` message: the worker's own clock reading if it is
+    plausible (``time.monotonic`` is system-wide on Linux and macOS), else now."""
+    now = time.monotonic()
+    if len(message) != 9:
+        return now
+    (started,) = struct.unpack("d", message[1:])
+    return started if sent_at - 1.0 <= started <= now else now
 
 
 def _open_pidfd(pid: int) -> int | None:
@@ -436,7 +495,9 @@ class WorkerPool:
     """A pool of long-lived worker processes that run picklable functions under per-task deadlines.
 
     ``size`` workers at most, started lazily on first use. ``max_tasks_per_worker`` (None: never)
-    recycles a worker after that many tasks. ``memory_limit_mb`` caps each worker's memory (see the
+    recycles a worker after that many tasks; ``recycle_memory_mb`` (None: never) recycles it, between
+    tasks, once its resident memory is above that many MiB (with ``start_method="fork"`` the pages
+    shared with the parent count too). ``memory_limit_mb`` caps each worker's memory (see the
     module docstring; with ``start_method="fork"`` the heap inherited from the parent counts too).
     ``start_method`` is ``"subprocess"`` (the default: a fresh interpreter that does not re-import the
     caller's ``__main__``, safe in a process that has threads, as every trainer does) or a
@@ -449,8 +510,9 @@ class WorkerPool:
         self,
         size: int = 2,
         *,
-        max_tasks_per_worker: int | None = 500,
+        max_tasks_per_worker: int | None = DEFAULT_MAX_TASKS_PER_WORKER,
         memory_limit_mb: int | None = None,
+        recycle_memory_mb: int | None = None,
         start_method: str = "subprocess",
     ) -> None:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
@@ -467,11 +529,18 @@ class WorkerPool:
             isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, int) or memory_limit_mb < 64
         ):
             raise ConfigError(f"memory_limit_mb must be an int >= 64 or None, got {memory_limit_mb!r}")
+        if recycle_memory_mb is not None and (
+            isinstance(recycle_memory_mb, bool)
+            or not isinstance(recycle_memory_mb, int)
+            or recycle_memory_mb < 1
+        ):
+            raise ConfigError(f"recycle_memory_mb must be an int >= 1 or None, got {recycle_memory_mb!r}")
         if start_method not in _START_METHODS:
             raise ConfigError(f"start_method must be one of {list(_START_METHODS)}, got {start_method!r}")
         self.size = size
         self.max_tasks_per_worker = max_tasks_per_worker
         self.memory_limit_mb = memory_limit_mb
+        self.recycle_memory_mb = recycle_memory_mb
         self.start_method = start_method
         self._ctx = None if start_method == "subprocess" else multiprocessing.get_context(start_method)
         self._owner_pid = os.getpid()
@@ -483,6 +552,7 @@ class WorkerPool:
         self._close_now = False
         self._thread: threading.Thread | None = None
         self._wake_r: int | None = None
+        self._wake_pending = False  # a wake-up byte is in the pipe and the dispatcher has not drained it
         self._wake_w: int | None = None
         self._counts = dict.fromkeys(
             (
@@ -645,9 +715,12 @@ class WorkerPool:
         atexit.register(self._atexit_close)
 
     def _wake(self) -> None:
-        if self._wake_w is not None:
+        # Called under _lock. One byte per wake-up the dispatcher has not yet seen: a batch submitting
+        # thousands of tasks then costs a few system calls (and GIL hand-offs), not one per task.
+        if self._wake_w is not None and not self._wake_pending:
             with contextlib.suppress(BlockingIOError):  # pipe full: the dispatcher is awake anyway
                 os.write(self._wake_w, b"\0")
+            self._wake_pending = True
 
     def _atexit_close(self) -> None:
         if os.getpid() == self._owner_pid:
@@ -701,6 +774,10 @@ class WorkerPool:
         with contextlib.suppress(BlockingIOError):
             while os.read(self._wake_r, 4096):
                 pass
+        # Cleared after draining and before the dispatcher looks at the queue: anything queued before
+        # this point is seen by this pass, anything after writes a fresh byte.
+        with self._lock:
+            self._wake_pending = False
 
     def _next_task(self) -> _Task | None:
         while True:
@@ -750,7 +827,9 @@ class WorkerPool:
             parent_sock, child_sock = socket.socketpair()
             parent_conn = Connection(parent_sock.detach())
             try:
-                process: Any = _SubprocessWorker(child_sock.fileno(), self.memory_limit_mb)
+                process: Any = _SubprocessWorker(
+                    child_sock.fileno(), self.memory_limit_mb, self.recycle_memory_mb
+                )
             except BaseException:
                 parent_conn.close()
                 raise
@@ -762,7 +841,7 @@ class WorkerPool:
         try:
             process = self._ctx.Process(
                 target=_worker_main,
-                args=(child_conn, self.memory_limit_mb),
+                args=(child_conn, self.memory_limit_mb, self.recycle_memory_mb),
                 name="rewardloop-worker",
                 daemon=False,  # scorers may start processes of their own
             )
@@ -833,8 +912,11 @@ class WorkerPool:
                 w.state = _IDLE
             self._boot_failures = 0
             return
-        if data == _STARTED:
-            w.started_at = time.monotonic()
+        if data[:1] == _STARTED and len(data) in (1, 9):
+            w.started_at = _start_time(data, w.sent_at)
+            return
+        if data == _MEMORY_HIGH:
+            w.recycle = True
             return
         task, w.task = w.task, None
         if task is None or w.state != _BUSY:
@@ -845,7 +927,7 @@ class WorkerPool:
             self._counts["tasks_done"] += 1
         if kind == "oom":  # the heap may be fragmented or leaking: start afresh
             self._stop(w)
-        elif self.max_tasks_per_worker is not None and w.done >= self.max_tasks_per_worker:
+        elif w.recycle or (self.max_tasks_per_worker is not None and w.done >= self.max_tasks_per_worker):
             with self._lock:
                 self._counts["recycled"] += 1
             self._stop(w)
