@@ -115,6 +115,10 @@ class _Done:
     exec_s: float
 
 
+# (scores of the last attempt, seconds executed so far, delay before the next attempt, budget exhausted)
+_Retry = tuple[list[Score], float, float, bool]
+
+
 @dataclass
 class _Context:
     """State of one batch (or one streamed sample)."""
@@ -424,23 +428,39 @@ class Runner(Closable):
 
     # -- scoring one sample --------------------------------------------------------------------------
 
-    async def _score(self, plan: _Plan, sample: Sample, ctx: _Context) -> _Done:
-        """Quick check, then attempts with retries. Never raises for a per-sample failure."""
+    async def _score(self, plan: _Plan, sample: Sample, ctx: _Context, start: _Retry | None = None) -> _Done:
+        """Quick check, then attempts with retries. Never raises for a per-sample failure.
+
+        ``start``: the outcome of :meth:`_first_try` when the caller already made the first attempt.
+        """
+        if start is None:
+            first = await self._first_try(plan, sample, ctx)
+            if isinstance(first, _Done):
+                return first
+            start = first
+        scores, exec_s, delay, exhausted = start
+        retries = 0
+        while delay is not None:
+            retries += 1
+            await self._limiter.sleep(delay)
+            scores, spent, error = await self._attempt(plan, [sample], batch=False)
+            exec_s += spent
+            delay, exhausted = self._retry_delay(scores[0], error, retries, ctx)
+        return self._done(_with_retry_info(scores[0], retries, exhausted), ctx, exec_s)
+
+    async def _first_try(self, plan: _Plan, sample: Sample, ctx: _Context) -> _Done | _Retry:
+        """The quick check and the first attempt: the final result, or what a retry needs to go on."""
         exec_s = 0.0
         if _wants_quick(plan, sample):
             verdict, exec_s = _quick(plan.scorer, sample)
             if verdict is not None:
                 return self._done(verdict, ctx, exec_s)
-        retries, exhausted = 0, False
-        while True:
-            scores, spent, error = await self._attempt(plan, [sample], batch=False)
-            exec_s += spent
-            delay, exhausted = self._retry_delay(scores[0], error, retries, ctx)
-            if delay is None:
-                break
-            retries += 1
-            await self._limiter.sleep(delay)
-        return self._done(_with_retry_info(scores[0], retries, exhausted), ctx, exec_s)
+        scores, spent, error = await self._attempt(plan, [sample], batch=False)
+        exec_s += spent
+        delay, exhausted = self._retry_delay(scores[0], error, 0, ctx)
+        if delay is None:
+            return self._done(_with_retry_info(scores[0], 0, exhausted), ctx, exec_s)
+        return scores, exec_s, delay, exhausted
 
     async def _score_chunk(self, plan: _Plan, samples: list[Sample], ctx: _Context) -> list[_Done]:
         """A batch scorer's chunk: quick checks, then ``score_batch`` on the rest. Samples that end with
@@ -721,7 +741,12 @@ class _Batch:
         try:
             if outside and inline:
                 await asyncio.sleep(self._handoff_s([i for i in singles if self.plans[i].mode != "inline"]))
-            jobs: list[Any] = [*outside, *(self._one(i) for i in inline)]
+            # inline samples hold the loop anyway: one coroutine scores them in turn (a task per sample
+            # costs more than a cheap scorer itself)
+            # inline samples hold the loop anyway: one coroutine makes their first attempts in turn (a task
+            # per sample costs more than a cheap scorer); a sample that needs a retry continues in its own
+            # task, so backoffs still overlap
+            jobs: list[Any] = [*outside, *([self._inline(inline)] if inline else [])]
             jobs += [self._chunk(idxs) for idxs in self._chunks([i for i in todo if self.plans[i].batch])]
             if jobs:
                 await asyncio.gather(*jobs)
@@ -772,9 +797,27 @@ class _Batch:
             by_scorer.setdefault(id(self.plans[i].scorer), []).append(i)
         return [group[k : k + size] for group in by_scorer.values() for k in range(0, len(group), size)]
 
-    async def _one(self, i: int) -> None:
+    async def _inline(self, idxs: list[int]) -> None:
+        for i in idxs:
+            await self._one(i)
+
+    async def _inline(self, idxs: list[int]) -> None:
+        retrying = []
+        for i in idxs:
+            first = await self.runner._first_try(self.plans[i], self.samples[i], self.ctx)
+            if isinstance(first, _Done):
+                self._complete(i, first)
+            else:
+                retrying.append(self._one(i, first))
+        if retrying:
+            await asyncio.gather(*retrying)
+
+    async def _one(self, i: int, start: _Retry | None = None) -> None:
+        done = await self.runner._score(self.plans[i], self.samples[i], self.ctx, start)
+        self._complete(i, done)
+
+    def _complete(self, i: int, done: _Done) -> None:
         plan, sample = self.plans[i], self.samples[i]
-        done = await self.runner._score(plan, sample, self.ctx)
         self.runner._remember(plan, self.keys[i], done.score)
         self.runner._log_if_slow(sample, i, done.exec_s, done.score)
         self._finish(i, done)
