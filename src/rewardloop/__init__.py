@@ -80,8 +80,8 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._api import score, score_many
-    from .execution._config import RunnerConfig
     from .config import RewardConfig, load_reward_config
+    from .execution._config import RunnerConfig
     from .execution._ray import RayRunner
     from .execution._runner import Runner
     from .integrations.verl import default_compute_score
