@@ -168,3 +168,14 @@ def test_scorer_contract():
 def test_bad_timeout_fails_fast(timeout_s):
     with pytest.raises(ConfigError, match="timeout_s"):
         MathVerifyScorer(timeout_s=timeout_s)
+
+
+def test_ground_truth_is_parsed_once_per_process():
+    from rewardloop.scorers import mathverify
+
+    mathverify._parse_gold.cache_clear()
+    first = mathverify.math_verify_equal("\\boxed{\\frac{1}{2}}", "0.5")
+    second = mathverify.math_verify_equal("the answer is 1/3", "0.5")
+    info = mathverify._parse_gold.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    assert first[0] is True and second[0] is False

@@ -29,6 +29,7 @@ Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 from typing import Any
@@ -83,13 +84,21 @@ def math_verify_equal(response: str, ground_truth: str) -> tuple[bool | None, li
     input: run it under a deadline (the execution layer does).
     """
     mv = _math_verify()
-    gold = mv.parse("\\boxed{" + ground_truth + "}", [mv.LatexExtractionConfig()], parsing_timeout=None)
+    gold = list(_parse_gold(ground_truth))
     pred = mv.parse(response, [mv.ExprExtractionConfig(), mv.LatexExtractionConfig()], parsing_timeout=None)
     gold_text, pred_text = _as_text(gold), _as_text(pred)
     if not gold:
         return None, gold_text, pred_text
     ok = any(mv.verify(g, p, timeout_seconds=None) for p in pred for g in gold)
     return ok, gold_text, pred_text
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_gold(ground_truth: str) -> tuple[Any, ...]:
+    """The parsed ``\\boxed{ground_truth}``, once per worker process: a GRPO group shares its ground truth,
+    and parsing it is about a third of a verdict. The candidates are immutable (sympy objects, strings)."""
+    mv = _math_verify()
+    return tuple(mv.parse("\\boxed{" + ground_truth + "}", [mv.LatexExtractionConfig()], parsing_timeout=None))
 
 
 def _as_text(candidates: list[Any]) -> list[str]:
