@@ -45,7 +45,11 @@ def main() -> None:
     args = parser.parse_args()
 
     tokenizer = toy_tokenizer()
-    rows = [r for r in load_rows(Path(args.rollouts), args.limit) if not r["data_source"].startswith(("code", "apps"))]
+    rows = [
+        r
+        for r in load_rows(Path(args.rollouts), args.limit)
+        if not r["data_source"].startswith(("code", "apps"))
+    ]
     cls = None
     if args.dataproto:
         from verl import DataProto

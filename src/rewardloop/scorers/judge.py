@@ -331,7 +331,11 @@ async def compute_score(
         response=solution_str, ground_truth=ground_truth, task=data_source, prompt=prompt, metadata=metadata
     )
     score = await judge.ascore(sample)
-    out: dict[str, Any] = {"score": score.value if score.ok else 0.0, **score.metrics, "status": score.status.value}
+    out: dict[str, Any] = {
+        "score": score.value if score.ok else 0.0,
+        **score.metrics,
+        "status": score.status.value,
+    }
     if not score.ok:
         out["error"] = score.info.get("error")
     return out

@@ -98,7 +98,9 @@ def _parse_gold(ground_truth: str) -> tuple[Any, ...]:
     """The parsed ``\\boxed{ground_truth}``, once per worker process: a GRPO group shares its ground truth,
     and parsing it is about a third of a verdict. The candidates are immutable (sympy objects, strings)."""
     mv = _math_verify()
-    return tuple(mv.parse("\\boxed{" + ground_truth + "}", [mv.LatexExtractionConfig()], parsing_timeout=None))
+    return tuple(
+        mv.parse("\\boxed{" + ground_truth + "}", [mv.LatexExtractionConfig()], parsing_timeout=None)
+    )
 
 
 def _as_text(candidates: list[Any]) -> list[str]:
