@@ -9,7 +9,6 @@ the CLI all use it; none of them re-implements scoring.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -262,17 +261,21 @@ def custom_function_scorer(
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    from ..integrations.verl import CustomFunctionScorer, PathFunction, load_custom_function
+    from ..integrations.verl import (
+        CustomFunctionScorer,
+        load_custom_function,
+        load_custom_function_by_reference,
+    )
 
-    fn: Callable[..., Any] = load_custom_function(section.path, section.name, section.reward_kwargs)
+    load = load_custom_function_by_reference if process else load_custom_function
+    fn = load(section.path, section.name, section.reward_kwargs)
     tokens = cfg.estimated_tokens_per_request if rate_limits else None
-    kwargs = dict(extra_call_kwargs or {})
-    if process and not inspect.iscoroutinefunction(fn):
-        fn = PathFunction(section.path, section.name, section.reward_kwargs)
-        scorer = CustomFunctionScorer(fn, name=section.name, tokens_per_request=tokens, **kwargs)
+    scorer = CustomFunctionScorer(
+        fn, name=section.name, tokens_per_request=tokens, **dict(extra_call_kwargs or {})
+    )
+    if process and not scorer.is_async:
         scorer.execution = "process"  # type: ignore[misc]
-        return scorer
-    return CustomFunctionScorer(fn, name=section.name, tokens_per_request=tokens, **kwargs)
+    return scorer
 
 
 def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:

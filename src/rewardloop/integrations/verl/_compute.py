@@ -37,6 +37,7 @@ __all__ = [
     "default_compute_score",
     "get_custom_reward_fn",
     "load_custom_function",
+    "load_custom_function_by_reference",
     "sample_from_row",
     "sample_from_verl",
     "to_verl_result",
@@ -292,6 +293,17 @@ class PathFunction:
         if self._fn is None:
             self._fn = load_custom_function(self.path, self.name, self.reward_kwargs)
         return self._fn(*args, **kwargs)
+
+
+def load_custom_function_by_reference(
+    path: str, name: str | None = "compute_score", reward_kwargs: Mapping[str, Any] | None = None
+) -> Callable[..., Any]:
+    """Load (and so check) a custom function; a sync one comes back as a :class:`PathFunction`, which can
+    travel to worker processes, an async one as loaded (it is awaited in the event loop)."""
+    fn = load_custom_function(path, name, reward_kwargs)
+    if inspect.iscoroutinefunction(fn):
+        return fn
+    return PathFunction(path, name or "compute_score", reward_kwargs)
 
 
 class CustomFunctionScorer(Scorer):

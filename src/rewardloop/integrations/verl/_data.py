@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...managers._tensors import response_lengths
 from ...scorers._base import Scorer
 from ...types import Sample, Score, ScoreBatch, Status
 
@@ -74,7 +75,7 @@ def read_batch(
     if responses is None or mask is None:
         raise KeyError("the batch needs tensors 'responses' (b, R) and 'attention_mask' (b, P + R)")
     width = responses.shape[-1]
-    lengths_t = mask[:, mask.shape[-1] - width :].sum(dim=-1)
+    lengths_t = response_lengths(mask, width)
     lengths = lengths_t.tolist()
     texts = decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
     eos = getattr(tokenizer, "eos_token", None) if strip_eos else None

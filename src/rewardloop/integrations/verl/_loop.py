@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 import random
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ from typing import Any
 from ..._loader import load_extern_object
 from ...config import RewardConfig, load_reward_config
 from ...errors import ConfigError
-from ._compute import PathFunction, load_custom_function
+from ._compute import load_custom_function_by_reference
 from ._data import extra_info_columns, has_rm_scores
 from ._managers import AbstractRewardManager, RewardManagerBase, get_reward_manager_cls
 
@@ -82,15 +81,11 @@ def load_reward_manager(
 
 
 def _custom_function(cfg: RewardConfig) -> Any:
-    """The configured custom function; a sync one by reference (:class:`PathFunction`), so that managers
-    running scorers in worker processes can ship it there."""
+    """The configured custom function, by reference when sync (managers may ship it to worker processes)."""
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    fn = load_custom_function(section.path, section.name, section.reward_kwargs)
-    if inspect.iscoroutinefunction(fn):
-        return fn
-    return PathFunction(section.path, section.name, section.reward_kwargs)
+    return load_custom_function_by_reference(section.path, section.name, section.reward_kwargs)
 
 
 def _has_classic(cfg: RewardConfig) -> bool:

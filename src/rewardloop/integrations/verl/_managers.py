@@ -32,6 +32,7 @@ from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
 from ...managers._manager import RewardManager, custom_function_scorer
 from ...managers._shaping import OverlongPenalty
+from ...managers._tensors import response_lengths
 from ...scorers._base import Scorer, coerce_score
 from ...types import Sample, Score, ScoreBatch, Status
 from ._compute import CustomFunctionScorer
@@ -370,13 +371,8 @@ class RewardManagerBase(ABC):
     @classmethod
     def assemble_rm_scores(cls, data: Any, scores: Sequence[float]) -> Any:
         """``rm_scores (b, R)``: each score on its row's last generated token. Override for dense rewards."""
-        rows_lengths = _lengths(data)
-        return reward_tensor(data, scores, rows_lengths)
-
-
-def _lengths(data: Any) -> list[int]:
-    responses, mask = data.batch["responses"], data.batch["attention_mask"]
-    return mask[:, mask.shape[-1] - responses.shape[-1] :].sum(dim=-1).tolist()
+        lengths = response_lengths(data.batch["attention_mask"], data.batch["responses"].shape[-1])
+        return reward_tensor(data, scores, lengths.tolist())
 
 
 class _Classic(AbstractRewardManager):
