@@ -79,6 +79,7 @@ from ._runner import (
     _run_in_fresh_thread,
     batch_stats,
     finish_batch,
+    group_duplicates,
 )
 
 __all__ = ["RayLimiter", "RayRunner"]
@@ -765,31 +766,16 @@ class _RayBatch:
         return max(1, min(n, max(1, live) * _CHUNKS_PER_ACTOR))
 
     def _deduplicate(self) -> list[int]:
-        runner, dedup = self.runner, self.runner.config.dedup
-        leaders: dict[str, int] = {}
-        todo: list[int] = []
-        hits: list[tuple[int, Score]] = []
+        runner = self.runner
         for i, (scorer, sample) in enumerate(zip(self.scorers, self.samples, strict=True)):
             token, box, fingerprint = runner._box(scorer)
             self.tokens[i] = (token, box)
-            key = sample_key(fingerprint, sample) if fingerprint is not None else None
-            self.keys[i] = key
-            if key is not None and dedup:
-                lead = leaders.get(key)
-                if lead is not None:
-                    self.followers.setdefault(lead, []).append(i)
-                    continue
-                leaders[key] = i
-            self.unique += 1
-            hit = runner._cached(key)
-            if hit is not None:
-                self.cache_hits += 1
-                hits.append((i, hit))
-            else:
-                todo.append(i)
-        for i, score in hits:
+            self.keys[i] = sample_key(fingerprint, sample) if fingerprint is not None else None
+        groups = group_duplicates(self.keys, runner.config.dedup, runner._cached)
+        self.followers, self.unique, self.cache_hits = groups.followers, groups.unique, groups.cache_hits
+        for i, score in groups.hits:
             self._finish(i, _Done(score, 0.0, 0.0))
-        return todo
+        return groups.todo
 
     def _quick(self, todo: list[int]) -> list[int]:
         rest = []

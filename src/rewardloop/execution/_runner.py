@@ -768,27 +768,13 @@ class _Batch:
         return self.done  # type: ignore[return-value]
 
     def _deduplicate(self) -> tuple[list[int], list[tuple[int, Score]]]:
-        runner, dedup = self.runner, self.runner.config.dedup
-        leaders: dict[str, int] = {}
-        todo: list[int] = []
-        hits: list[tuple[int, Score]] = []
-        for i, (plan, sample) in enumerate(zip(self.plans, self.samples, strict=True)):
-            key = sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
-            self.keys[i] = key
-            if key is not None and dedup:
-                lead = leaders.get(key)
-                if lead is not None:
-                    self.followers.setdefault(lead, []).append(i)
-                    continue
-                leaders[key] = i
-            self.unique += 1
-            hit = runner._cached(key)
-            if hit is not None:
-                self.cache_hits += 1
-                hits.append((i, hit))  # finished after the loop, once all its copies are known
-            else:
-                todo.append(i)
-        return todo, hits
+        self.keys = [
+            sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
+            for plan, sample in zip(self.plans, self.samples, strict=True)
+        ]
+        groups = group_duplicates(self.keys, self.runner.config.dedup, self.runner._cached)
+        self.followers, self.unique, self.cache_hits = groups.followers, groups.unique, groups.cache_hits
+        return groups.todo, groups.hits  # hits are finished after this, once all their copies are known
 
     def _chunks(self, idxs: list[int]) -> list[list[int]]:
         size = self.runner.config.batch_size
@@ -985,6 +971,41 @@ async def _await_with_deadline(coro: Coroutine[Any, Any, Any], deadline: float |
 def _settle(future: asyncio.Future, value: Any) -> None:
     if not future.done():
         future.set_result(value)
+
+
+@dataclass
+class Groups:
+    """A batch split by de-duplication key: what to score, cache hits, and the copies of each leader."""
+
+    todo: list[int]
+    hits: list[tuple[int, Score]]
+    followers: dict[int, list[int]]
+    unique: int
+    cache_hits: int
+
+
+def group_duplicates(
+    keys: Sequence[str | None], dedup: bool, cached: Callable[[str | None], Score | None]
+) -> Groups:
+    """Group samples by key (None: never grouped). With ``dedup``, the first sample of a key leads and the
+    rest follow it; each leader is then a cache hit or work to do. Shared by Runner and RayRunner."""
+    leaders: dict[str, int] = {}
+    groups = Groups([], [], {}, 0, 0)
+    for i, key in enumerate(keys):
+        if key is not None and dedup:
+            lead = leaders.get(key)
+            if lead is not None:
+                groups.followers.setdefault(lead, []).append(i)
+                continue
+            leaders[key] = i
+        groups.unique += 1
+        hit = cached(key)
+        if hit is not None:
+            groups.cache_hits += 1
+            groups.hits.append((i, hit))
+        else:
+            groups.todo.append(i)
+    return groups
 
 
 def _wants_quick(plan: _Plan, sample: Sample) -> bool:
