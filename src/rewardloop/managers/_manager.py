@@ -80,13 +80,15 @@ class RewardManager(Closable):
         runner_config: Any = None,
         shapers: Sequence[Shaper] = (),
         router: Router | None = None,
+        owns_runner: bool | None = None,
     ) -> None:
         if isinstance(scorer, str):
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
         self.router = router or Router()
         self.shapers = tuple(shapers)
-        self._owns_runner = runner is None
+        # a runner passed in is lent (not closed here) unless ``owns_runner`` says it was made for us
+        self._owns_runner = runner is None if owns_runner is None else owns_runner
         self.runner = runner if runner is not None else Runner(runner_config)
         self.last_batch: ScoreBatch | None = None
         self._closed = False
@@ -121,14 +123,10 @@ class RewardManager(Closable):
             penalty = OverlongPenalty.from_config(*cfg.overlong)
             if penalty is not None:
                 shapers.append(penalty)
-        if runner is None:
+        owns = runner is None
+        if owns:
             runner = runner_from_config(cfg, rate_limits=rate_limits)
-            owns = True
-        else:
-            owns = False
-        manager = cls(scorer, runner=runner, shapers=shapers, router=Router(code_options(cfg)))
-        manager._owns_runner = owns
-        return manager
+        return cls(scorer, runner=runner, shapers=shapers, router=Router(code_options(cfg)), owns_runner=owns)
 
     # -- scoring -------------------------------------------------------------------------------------
 
@@ -159,13 +157,7 @@ class RewardManager(Closable):
 
     def score(self, samples: Iterable[Sample], lengths: Sequence[int | None] | None = None) -> ScoreBatch:
         """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
-        samples = list(samples)
-        call_sync = getattr(self.runner, "_call_sync", None)
-        if call_sync is None:  # pragma: no cover - every runner has it
-            import asyncio
-
-            return asyncio.run(self.ascore(samples, lengths))
-        return call_sync(self.ascore(samples, lengths))
+        return self.runner._call_sync(self.ascore(list(samples), lengths))
 
     async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
         """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""

@@ -50,10 +50,6 @@ def resolve_reward_manager_cls(config: Any, *, kind: str | None = None) -> type:
     return cls
 
 
-def _raw_config(config: Any) -> Any:
-    return config if config is not None else {}
-
-
 def load_reward_manager(
     config: Any, tokenizer: Any, num_examine: int | None = None, **reward_kwargs: Any
 ) -> Any:
@@ -73,7 +69,12 @@ def load_reward_manager(
         if num_examine is not None:
             kwargs["num_examine"] = num_examine
         if compute_score is None or not _is_ours(cls):
-            return cls(config=_raw_config(config), tokenizer=tokenizer, compute_score=compute_score, **kwargs)
+            return cls(
+                config=config if config is not None else {},
+                tokenizer=tokenizer,
+                compute_score=compute_score,
+                **kwargs,
+            )
         # ours: let the manager load the function itself (by path, so it can travel to worker processes)
         return cls(config=cfg, tokenizer=tokenizer, compute_score=None, **kwargs)
     kwargs = {**dict(cfg.reward_kwargs), **reward_kwargs}
