@@ -38,6 +38,7 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check src tests bench examples
 
 test: $(VENV)/.dev
+	@bash scripts/install-system-deps.sh || true  # bubblewrap, chromium: optional, idempotent
 	@$(MAKE) --no-print-directory verl-venv || echo "make test: could not build $(VERL_VENV); the tests marked verl will skip"
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/pytest -q
