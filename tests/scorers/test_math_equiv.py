@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from rewardloop.errors import ConfigError
-from rewardloop.scorers._equiv_extract import extract_answers
+from rewardloop.scorers._equiv_extract import extract_answers, is_placeholder
 from rewardloop.scorers._equiv_norm import exact_number, normalize
 from rewardloop.scorers._registry import get_scorer
 from rewardloop.scorers.math_equiv import MathEquivScorer, judge
@@ -192,3 +192,121 @@ def test_judge_without_symbolic_stage_can_be_undecided():
     verdict = judge("\\boxed{2x}", ["x+x"], symbolic=False)
     assert verdict.value is None
     assert judge("\\boxed{2x}", ["x+x"]).value == 1.0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the final-answer rule: hedges score 0; placeholders, templates, repeats and intermediate results do not hedge
+
+FILLER = "Let me now think again carefully about every single step of this problem once more."
+ANTI_HACKING = [
+    ("4", "so \\boxed{3}\\boxed{4}"),  # two different boxes at the end
+    ("4", "The answer is $\\boxed{3}$ or $\\boxed{4}$."),
+    ("4", "It could be $\\boxed{3}$, or rather it is $\\boxed{4}$."),
+    ("4", "So $\\boxed{4}$. Hmm, on reflection: $\\boxed{3}$."),
+    ("4", "\\boxed{3 \\text{ or } 4}"),
+    ("4", "The answer is 3 or 4."),
+    ("4", "\\boxed{3, 4}"),  # a list for a single value
+    ("4", "\\boxed{\\{3, 4\\}}"),
+    ("4", "\\boxed{\\pm 4}"),
+    ("4", "\\boxed{4}\\boxed{\\pm 4}"),
+    ("4", "<answer>3</answer><answer>4</answer>"),  # tag spam
+    ("4", "<answer>4</answer> or <answer>5</answer>"),
+    ("4", "".join(f"\\boxed{{{k}}}" for k in range(1, 9))),  # every box a different value
+    ("4", f" {FILLER} ".join(f"$\\boxed{{{k}}}$" for k in (1, 2, 3, 5, 4))),  # enumeration with filler
+    ("4", "\\boxed{\\phantom{4}}"),  # the gold hidden in a placeholder is no answer
+    ("4", "\\boxed{1}" * 100 + "\\boxed{4}"),
+]
+
+
+@pytest.mark.parametrize(("gold", "response"), ANTI_HACKING)
+def test_anti_hacking_cases_score_zero(gold, response):
+    score = _verdict(gold, response)
+    assert score.status is Status.OK
+    assert score.value == 0.0, score.info
+
+
+@pytest.mark.parametrize(("gold", "response"), ANTI_HACKING)
+def test_anti_hacking_cases_score_zero_under_the_strict_rule(gold, response):
+    assert _verdict(gold, response, multiple_answers="wrong").value == 0.0
+
+
+NOT_HEDGING = [
+    # boxes copied from the question, then the answer
+    (
+        "4",
+        "We need $4 = \\boxed{\\phantom{2}}$, and $-3 = -7 + \\boxed{\\phantom{2}}$.\nSo the box holds $\\boxed{4}$.",
+    ),
+    ("4", "Format: \\boxed{Your answer}\n\nWorking it out, the answer is \\boxed{4}."),
+    ("4", "\\boxed{\\text{answer}} goes last: \\boxed{4}"),
+    ("4", "Fill \\boxed{\\;} and \\boxed{?} here: \\boxed{4}"),
+    # the same answer boxed twice
+    ("4", "Thus $\\boxed{4}$.\n\nTherefore, the final answer is $\\boxed{4}$."),
+    ("\\frac{1}{2}", "\\boxed{1/2} that is \\boxed{0.5}"),
+    # boxed intermediate results followed by more work and a final box
+    (
+        "4",
+        "First, the sum is $\\boxed{10}$. Then dividing by the count, $10 / 2.5 = 4$, so the answer is $\\boxed{4}$.",
+    ),
+    ("4", f"Maybe $\\boxed{{3}}$. {FILLER} Actually the count is one more, so $\\boxed{{4}}$."),
+    # a multi-part answer boxed part by part, against a gold listing the parts
+    ("3, 5", "(a) $\\boxed{3}$\n(b) $\\boxed{5}$"),
+]
+
+
+@pytest.mark.parametrize(("gold", "response"), NOT_HEDGING)
+def test_placeholders_repeats_and_intermediate_results_are_not_hedging(gold, response):
+    score = _verdict(gold, response)
+    assert score.value == 1.0, score.info
+
+
+def test_template_boxes_from_the_prompt_are_ignored():
+    prompt = "What goes in the box: $3 + \\boxed{x} = 7$?"
+    response = "We have $\\boxed{x}$ is $\\boxed{4}$."
+    scorer = MathEquivScorer()
+    assert scorer.score(Sample(response=response, ground_truth="4", prompt=prompt)).value == 1.0
+    chat = [{"role": "user", "content": prompt}]
+    assert scorer.score(Sample(response=response, ground_truth="4", prompt=chat)).value == 1.0
+    # without the prompt the two boxes are two different final answers
+    assert scorer.score(Sample(response=response, ground_truth="4")).value == 0.0
+    # a template box is never the answer itself
+    assert scorer.score(Sample(response="\\boxed{x}", ground_truth="x", prompt=prompt)).value == 0.0
+
+
+def test_strict_and_last_rules_on_intermediate_results():
+    response = "First $\\boxed{10}$. Then $10 / 2.5 = 4$, so the answer is $\\boxed{4}$."
+    assert _verdict("4", response, multiple_answers="final").value == 1.0
+    assert _verdict("4", response, multiple_answers="wrong").value == 0.0
+    assert _verdict("4", response, multiple_answers="last").value == 1.0
+    assert _verdict("10", response, multiple_answers="final").value == 0.0
+
+
+def test_max_boxed_values_is_configurable():
+    response = f" {FILLER} ".join(f"$\\boxed{{{k}}}$" for k in (1, 2, 4))
+    assert _verdict("4", response).value == 1.0
+    assert _verdict("4", response, max_boxed_values=2).value == 0.0
+    with pytest.raises(ConfigError, match="max_boxed_values"):
+        MathEquivScorer(max_boxed_values=0)
+
+
+@pytest.mark.parametrize(
+    ("content", "placeholder"),
+    [
+        ("\\phantom{2}", True),
+        ("\\hphantom{00}", True),
+        ("\\;", True),
+        ("?", True),
+        ("\\square", True),
+        ("\\text{Your answer}", True),
+        ("Your final answer", True),
+        ("[answer]", True),
+        ("\\ldots", True),
+        ("4", False),
+        ("\\text{Evelyn}", False),
+        ("\\{\\}", False),
+        ("x", False),
+        ("\\varnothing", False),
+        ("answer = 4", False),
+    ],
+)
+def test_placeholder_detection(content, placeholder):
+    assert is_placeholder(content) is placeholder

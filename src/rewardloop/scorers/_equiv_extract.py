@@ -1,12 +1,19 @@
 """Finding the final answer(s) a math response commits to. Linear time; never raises.
 
-Used by :mod:`rewardloop.scorers.math_equiv`. Where the answer is looked for, in order:
+Used by :mod:`rewardloop.scorers.math_equiv`. Where answers are looked for, in order:
 
-1. every complete ``\\boxed{...}`` / ``\\fbox{...}`` (all of them, so that a response boxing several
-   different answers can be caught);
-2. without a box, the last "final answer is X" / "answer: X" / "the answer is X" phrase, a GSM8K
+1. every complete ``\\boxed{...}`` / ``\\fbox{...}``, with its position;
+2. without a box, every ``<answer>...</answer>`` tag;
+3. without either, the last "final answer is X" / "answer: X" / "the answer is X" phrase, a GSM8K
    ``#### X`` line, or a few-shot ``A: X`` final line; X runs to the end of its line, or to the
    end of its sentence.
+
+Which of the boxes are *final answers* is decided by :func:`select_final` (the rule is documented
+there and in ``docs/math-verifier.md``): placeholder boxes (``\\boxed{\\phantom{2}}``,
+``\\boxed{Your answer}``, a box whose content is a box of the prompt) are ignored; a box followed by
+more work and then another box is an intermediate result; the final answer is the last box together
+with the boxes written right before it with no work in between. Several *different* values in that
+final group are a hedge.
 
 The text after the answer does not matter (verl's DAPO scorer keeps only the last 300 characters and
 so loses boxes followed by long text; we scan the whole response). Responses longer than
@@ -16,20 +23,34 @@ so loses boxes followed by long text; we scan the whole response). Responses lon
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ._latex import _BRACE_EVENTS
 
-__all__ = ["MAX_RESPONSE_CHARS", "Extraction", "extract_answers"]
+__all__ = [
+    "FINAL_ANSWER_RULES",
+    "MAX_BOXED_VALUES",
+    "MAX_RESPONSE_CHARS",
+    "Extraction",
+    "Selection",
+    "extract_answers",
+    "is_placeholder",
+    "prompt_templates",
+    "select_final",
+]
 
 #: longest tail of a response that is searched (a reward hacker's megabyte of boxes stays linear anyway)
 MAX_RESPONSE_CHARS = 100_000
-#: at most this many boxes are collected (more is itself a sign of hacking: the verdict is the same)
-MAX_BOXES = 64
+#: default cap on the distinct values boxed anywhere in one response; more is enumeration (hedging)
+MAX_BOXED_VALUES = 4
 #: longest answer taken from a phrase ("the answer is ...") when no box is present
 MAX_PHRASE_ANSWER = 300
+#: how a response's boxes become its final answer(s): see :func:`select_final`
+FINAL_ANSWER_RULES = ("final", "wrong", "last")
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
+_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 # anchors for responses without a box; the last match wins
 _PHRASES = re.compile(
     r"(?i:(?:final\s+answer|the\s+answer|answer)(?:\s+is)?\s*(?::|is)\s*)"
@@ -42,37 +63,42 @@ _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n")
 
 @dataclass(frozen=True)
 class Extraction:
-    """What the response committed to: candidate answers in order of appearance and how they were found."""
+    """Candidate answers in order of appearance, how they were found, and where (``spans``, for boxes)."""
 
     answers: tuple[str, ...]
-    method: str  # "boxed" | "phrase" | "none"
+    method: str  # "boxed" | "tag" | "phrase" | "none"
+    spans: tuple[tuple[int, int], ...] = ()
+    text: str = ""  # the searched text (the response's last MAX_RESPONSE_CHARS characters)
 
 
 def extract_answers(response: str) -> Extraction:
-    """All boxed answers; else the answer of the last answer phrase; else nothing."""
+    """All boxed answers; else all ``<answer>`` tags; else the answer of the last answer phrase; else nothing."""
     if not isinstance(response, str):
         return Extraction((), "none")
     text = response[-MAX_RESPONSE_CHARS:]
     boxes = _all_boxes(text)
     if boxes:
-        return Extraction(tuple(boxes), "boxed")
+        return Extraction(tuple(b for b, _ in boxes), "boxed", tuple(s for _, s in boxes), text)
+    tags = [(m.group(1).strip(), m.span()) for m in _TAG.finditer(text) if m.group(1).strip()]
+    if tags:
+        return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text)
     phrase = _last_phrase_answer(text)
     if phrase:
-        return Extraction((phrase,), "phrase")
-    return Extraction((), "none")
+        return Extraction((phrase,), "phrase", (), text)
+    return Extraction((), "none", (), text)
 
 
-def _all_boxes(text: str) -> list[str]:
-    """Contents of every complete box, in order (nested boxes count once: the outer one)."""
+def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Content and span of every complete box, in order (nested boxes count once: the outer one)."""
     closers = _closers(text) if "\\boxed" in text or "\\fbox" in text else {}
-    found: list[str] = []
+    found: list[tuple[str, tuple[int, int]]] = []
     end_of_last = -1
     for m in _BOX_START.finditer(text):
-        if m.start() < end_of_last or len(found) >= MAX_BOXES:
+        if m.start() < end_of_last:
             continue
         content, end = _box_body(text, m.end(), closers)
         if content is not None and content.strip():
-            found.append(content.strip())
+            found.append((content.strip(), (m.start(), end)))
             end_of_last = end
     return found
 
@@ -131,3 +157,143 @@ def _cut_sentence(rest: str) -> str:
             if not nxt or nxt.isspace():
                 return rest[:i]
     return rest
+
+
+# ---------------------------------------------------------------------------------------------------------
+# which boxes are final answers
+
+# presentation that carries no value: what is left of a placeholder box once these are removed is empty
+_BLANKS = re.compile(
+    r"\\hspace\s*\{[^{}]*\}"
+    r"|\\(?:square|Box|blacksquare|quad|qquad|ldots|cdots|dots|underline|_)(?![A-Za-z])"
+    r"|\\[,;:! ]|(?<!\\)[{}]|[\s~?._$]"
+)
+_PHANTOM = re.compile(r"\\[hv]?phantom\s*\{(?:[^{}]|\{[^{}]*\})*\}")
+_TEXT_WRAP = re.compile(r"\\(?:text|mathrm|textbf|textit|mbox)\s*\{([^{}]*)\}")
+# a box holding words that stand for an answer, as templates and instructions write it
+_PLACEHOLDER_WORDS = re.compile(
+    r"^(?:(?:your|the|my|final|correct|numerical|numeric|put|insert|write|here|is)\s+)*"
+    r"(?:answer|answers|solution|result|ans|value|response|expression|number)"
+    r"(?:\s+(?:here|goes\s+here|only))?$",
+    re.IGNORECASE,
+)
+
+
+def is_placeholder(content: str) -> bool:
+    """Whether a box's content is a placeholder: blank once ``\\phantom{}``, ``\\square``, dots, spacing and
+    underscores are removed (``\\boxed{\\phantom{2}}``, ``\\boxed{\\;}``, ``\\boxed{?}``), or the word for an
+    answer (``\\boxed{Your answer}``, ``\\boxed{\\text{answer}}``, ``\\boxed{<answer>}``, ``\\boxed{[answer]}``)."""
+    s = _PHANTOM.sub("", content)
+    s = _TEXT_WRAP.sub(r"\1", s)
+    if not _BLANKS.sub("", s).strip():
+        return True
+    words = re.sub(r"[\s\[\]<>()*_:.]+", " ", s).strip()
+    return bool(_PLACEHOLDER_WORDS.match(words))
+
+
+def prompt_templates(prompt: object) -> frozenset[str]:
+    """Contents of the boxes in a prompt (as text, or a chat list of ``{"content": ...}`` messages).
+
+    A response box whose content is one of these is the prompt's template or a box of the question,
+    not an answer.
+    """
+    text = _prompt_text(prompt)
+    if not text or ("\\boxed" not in text and "\\fbox" not in text):
+        return frozenset()
+    return frozenset(b for b, _ in _all_boxes(text[-MAX_RESPONSE_CHARS:]))
+
+
+def _prompt_text(prompt: object) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list | tuple):
+        parts = [m.get("content") if isinstance(m, dict) else m for m in prompt]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The final answer(s) :func:`select_final` chose, and what it set aside and why."""
+
+    answers: tuple[str, ...]  # distinct final answers (more than one is a hedge)
+    hedge: str = ""  # why the response is hedging, if it is ("" otherwise)
+    ignored: tuple[str, ...] = ()  # "placeholder", "template", "intermediate" per set-aside box
+
+
+_WORK_MATH = re.compile(r"=|\\(?:frac|times|cdot|div|sqrt|le|ge|Rightarrow|implies)|\d")
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+#: a gap with math in it and at least this many characters (or this many words of prose) is more work
+WORK_MIN_CHARS = 12
+WORK_MIN_WORDS = 12
+
+
+def _is_work(gap: str) -> bool:
+    """Whether the text between two boxes is more work (so the first box is an intermediate result).
+
+    Connectives ("or", ", or rather it is", "and", "\\n(b) ") are not work: boxes joined by them form one
+    final group. Anything with a computation in it (``=``, a digit, ``\\frac`` ...) of a dozen characters,
+    or a dozen words of prose, is.
+    """
+    core = gap.strip().strip("$.,;:!()[]\\ \n\t")
+    if _WORK_MATH.search(core) and len(core) >= WORK_MIN_CHARS:
+        return True
+    return len(_WORDS.findall(core)) >= WORK_MIN_WORDS
+
+
+def select_final(
+    found: Extraction,
+    key: Callable[[str], str],
+    *,
+    rule: str = "final",
+    templates: Iterable[str] = (),
+    max_values: int = MAX_BOXED_VALUES,
+) -> Selection:
+    """Choose the final answer(s) among the candidates of ``found``; ``key`` maps an answer to its normal form.
+
+    Rules (``rule``):
+
+    * ``"final"`` (default): placeholder and template boxes are ignored; the final answer is the last box
+      plus every box right before it with no work in between (see :func:`_is_work`); a box followed by
+      more work and a later box is an intermediate result. More than ``max_values`` distinct values boxed
+      anywhere is enumeration: a hedge.
+    * ``"wrong"``: every non-placeholder box is a final answer (the strictest reading).
+    * ``"last"``: only the last non-placeholder box counts.
+
+    The caller treats several distinct final answers as a hedge (wrong unless all are equivalent to the
+    ground truth).
+    """
+    templates = frozenset(templates)
+    kept: list[tuple[str, tuple[int, int] | None]] = []
+    ignored: list[str] = []
+    spans: tuple[tuple[int, int] | None, ...] = found.spans or (None,) * len(found.answers)
+    for answer, span in zip(found.answers, spans, strict=True):
+        if found.method in ("boxed", "tag") and is_placeholder(answer):
+            ignored.append("placeholder")
+        elif answer in templates:
+            ignored.append("template")
+        else:
+            kept.append((answer, span))
+    if not kept:
+        return Selection((), "", tuple(ignored))
+    if rule == "last":
+        return Selection((kept[-1][0],), "", tuple(ignored))
+    distinct = _distinct([a for a, _ in kept], key)
+    if rule == "wrong":
+        return Selection(tuple(distinct), "", tuple(ignored))
+    if len(distinct) > max_values:
+        return Selection(tuple(distinct), f"{len(distinct)} distinct boxed values (more than {max_values})")
+    group = [kept[-1][0]]
+    for (answer, span), (_, nxt) in zip(kept[-2::-1], kept[:0:-1], strict=True):
+        if span is None or nxt is None or _is_work(found.text[span[1] : nxt[0]]):
+            ignored.extend("intermediate" for _ in range(len(kept) - len(group)))
+            break
+        group.append(answer)
+    return Selection(tuple(_distinct(group[::-1], key)), "", tuple(ignored))
+
+
+def _distinct(answers: list[str], key: Callable[[str], str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for a in answers:
+        seen.setdefault(key(a), a)
+    return list(seen.values())

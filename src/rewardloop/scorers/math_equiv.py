@@ -48,12 +48,18 @@ from typing import Any
 from ..errors import ConfigError
 from ..types import Sample, Score, Status
 from ._base import Scorer
-from ._equiv_extract import extract_answers
+from ._equiv_extract import (
+    FINAL_ANSWER_RULES,
+    MAX_BOXED_VALUES,
+    extract_answers,
+    prompt_templates,
+    select_final,
+)
 from ._equiv_norm import Node, normalize, parse_structure
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
 
-MULTIPLE_ANSWERS = ("wrong", "last")
+MULTIPLE_ANSWERS = FINAL_ANSWER_RULES
 _INFO_CHARS = 200
 _VAR = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -104,22 +110,40 @@ def judge(
     golds: Sequence[str],
     *,
     symbolic: bool = True,
-    multiple_answers: str = "wrong",
+    multiple_answers: str = "final",
     rel_tol: float = 1e-4,
+    prompt: object = None,
+    max_boxed_values: int = MAX_BOXED_VALUES,
 ) -> Verdict:
-    """Run the cascade on one response against acceptable gold answers (see the module docstring)."""
+    """Run the cascade on one response against acceptable gold answers (see the module docstring).
+
+    ``prompt`` (text or chat messages), when given, names the template boxes a response may copy.
+    """
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    chosen = select_final(
+        found,
+        normalize,
+        rule=multiple_answers,
+        templates=prompt_templates(prompt) if prompt is not None else (),
+        max_values=max_boxed_values,
+    )
     clock.lap("extract")
     verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
-    if not found.answers:
-        verdict.value, verdict.stage, verdict.reason = 0.0, "no_answer", "no boxed answer or answer phrase"
+    if chosen.ignored:
+        verdict.reason = "ignored boxes: " + ", ".join(sorted(set(chosen.ignored)))
+    if not chosen.answers:
+        verdict.value, verdict.stage = 0.0, "no_answer"
+        verdict.reason = verdict.reason or "no boxed answer or answer phrase"
         return verdict
-    answers = _distinct(found.answers)
-    if multiple_answers == "last":
-        answers = [found.answers[-1]]
+    if chosen.hedge:
+        verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
+        return verdict
+    answers = list(chosen.answers)
     gold_norm = [normalize(g) for g in golds]
+    if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)):
+        answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
     pred_norm = [normalize(a) for a in answers]
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
@@ -132,11 +156,13 @@ def judge(
     return _combine(verdict, results, stages, len(answers))
 
 
-def _distinct(answers: Sequence[str]) -> list[str]:
-    seen: dict[str, str] = {}
-    for a in answers:
-        seen.setdefault(normalize(a), a)
-    return list(seen.values())
+def _gold_has_items(gold_norm: Sequence[str], n: int) -> bool:
+    """Whether some gold is a list, set or tuple of exactly ``n`` items."""
+    for g in gold_norm:
+        node = parse_structure(g)
+        if node.kind in ("list", "set", "tuple") and len(node.items) == n:
+            return True
+    return False
 
 
 def _one_answer(
@@ -435,7 +461,12 @@ class MathEquivScorer(Scorer):
     metric_keys = ("acc",)
 
     def __init__(
-        self, *, multiple_answers: str = "wrong", rel_tol: float = 1e-4, timeout_s: float | None = None
+        self,
+        *,
+        multiple_answers: str = "final",
+        rel_tol: float = 1e-4,
+        timeout_s: float | None = None,
+        max_boxed_values: int = MAX_BOXED_VALUES,
     ) -> None:
         if multiple_answers not in MULTIPLE_ANSWERS:
             raise ConfigError(
@@ -447,8 +478,17 @@ class MathEquivScorer(Scorer):
             if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
                 raise ConfigError(f"math_equiv: timeout_s must be a positive number, got {timeout_s!r}")
             self.timeout_s = float(timeout_s)  # type: ignore[misc]
+        if (
+            isinstance(max_boxed_values, bool)
+            or not isinstance(max_boxed_values, int)
+            or max_boxed_values < 1
+        ):
+            raise ConfigError(
+                f"math_equiv: max_boxed_values must be an integer >= 1, got {max_boxed_values!r}"
+            )
         self.multiple_answers = multiple_answers
         self.rel_tol = float(rel_tol)
+        self.max_boxed_values = max_boxed_values
 
     def quick(self, sample: Sample) -> Score | None:
         """The verdict of stages 1-4 when they decide; None when only the symbolic stage can."""
@@ -474,6 +514,8 @@ class MathEquivScorer(Scorer):
             symbolic=symbolic,
             multiple_answers=self.multiple_answers,
             rel_tol=self.rel_tol,
+            prompt=sample.prompt,
+            max_boxed_values=self.max_boxed_values,
         )
         if verdict.value is None:
             return None
