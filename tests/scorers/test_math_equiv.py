@@ -310,3 +310,92 @@ def test_max_boxed_values_is_configurable():
 )
 def test_placeholder_detection(content, placeholder):
     assert is_placeholder(content) is placeholder
+
+
+# ---------------------------------------------------------------------------------------------------------
+# notation, left-hand sides, values, precision (golden table: gold, boxed response, reward)
+
+EQUIVALENCES = [
+    # set braces, infinity, plus-minus, unicode
+    ("\\{-2\\}", "{-2}", 1.0),
+    ("\\{-2\\}", "-2", 1.0),
+    ("-2", "\\{-2\\}", 1.0),
+    ("\\{1, 2\\}", "{2, 1}", 1.0),
+    ("\\{-2\\}", "\\{-2, 2\\}", 0.0),
+    ("\\infty", "+\\infty", 1.0),
+    ("(-\\infty,+\\infty)", "(-\\infty,\\infty)", 1.0),
+    ("\\pm 3", "3, -3", 1.0),
+    ("\\pm3", "-3 \\text{ or } 3", 1.0),
+    ("x = \\pm 3", "x = 3, x = -3", 1.0),
+    ("\\frac{1\\pm\\sqrt{5}}{2}", "\\frac{1+\\sqrt5}{2}, \\frac{1-\\sqrt5}{2}", 1.0),
+    ("\\pm 3", "3", 0.0),
+    ("(-\\infty,2)\\cup(3,\\infty)", "(-\u221e,2)\u222a(3,\u221e)", 1.0),
+    ("x\\ge 2", "x\u22652", 1.0),
+    ("\\ln 2", "\\log 2", 1.0),
+    ("\\log_2 8", "\\ln 8", 0.0),
+    # matrices and tuples, sets named by a variable, inequalities in any variable
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1,2)", 1.0),
+    ("(1,2)", "\\begin{pmatrix}1 & 2\\end{pmatrix}", 1.0),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(2,1)", 0.0),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "[1,2]", 0.0),
+    ("[1,3]", "x \\in [1,3]", 1.0),
+    ("x \\in [-1, 2]", "[-1,2]", 1.0),
+    ("[1,3]", "x \\in (1,3]", 0.0),
+    ("(3,4]", "3 < \\lambda \\le 4", 1.0),
+    ("(3,4]", "3 \\le \\lambda \\le 4", 0.0),
+    ("5 \\text{ or } 9", "5 and 9", 1.0),
+    ("5, 9", "5 or 9", 1.0),
+    # percent
+    ("\\frac{5}{8}", "62.5\\%", 1.0),
+    ("12.5\\%", "0.125", 1.0),
+    ("50", "50\\%", 1.0),
+    ("50", "0.5", 0.0),
+    ("0.5", "50", 0.0),
+    # left-hand sides, bound variables, labels
+    ("\\frac1x", "f(x)=\\frac1x", 1.0),
+    ("2x+1", "y = 2x+1", 1.0),
+    ("e^{t}", "x(t) = e^t", 1.0),
+    ("x^2", "g(x)=x^2", 1.0),
+    ("f(x)=x", "f(z)=z", 1.0),
+    ("f(x, y)=x+2y", "f(a, b)=a+2b", 1.0),
+    ("f(x)=x", "f(z)=x", 0.0),
+    ("f(x)=x^2", "g(z)=z^2", 0.0),
+    ("2,4", "T(10)=2, T(11)=4", 1.0),
+    ("2,4", "T(10)=2, T(11)=5", 0.0),
+    ("5", "x + y = 5", 0.0),
+    # values: complex numbers, precision
+    ("4+i", "\\frac{52}{13}+\\frac{13}{13}i", 1.0),
+    ("4+i", "4-i", 0.0),
+    ("4.6\\times10^{-24}", "4.57\\times10^{-24}", 1.0),
+    ("4.6e-24", "4.57\\times 10^{-24}", 1.0),
+    ("0.33", "\\frac13", 1.0),
+    ("0.33", "0.333", 1.0),
+    ("1.5", "1.50", 1.0),
+]
+
+# a response may not get credit for a coarse answer when the gold is precise (or exact)
+PRECISION_HACKS = [
+    ("4.57\\times10^{-24}", "4.6\\times10^{-24}"),
+    ("3.14159", "3.1"),
+    ("0.333", "0.33"),
+    ("\\frac{1}{3}", "0.3"),
+    ("\\frac{1}{3}", "0.33"),
+    ("420", "419.6"),
+    ("5", "5.4"),
+    ("0.5", "0.54"),  # a one-digit decimal gold is exact
+    ("\\frac{\\sqrt{3}}{2}", "0.866"),
+    ("\\pi", "3.1416"),
+    ("0.33", "0.3"),
+    ("0.33", "0.34"),
+]
+
+
+@pytest.mark.parametrize(("gold", "answer", "reward"), EQUIVALENCES)
+def test_equivalences(gold, answer, reward):
+    score = _verdict(gold, f"So the answer is $\\boxed{{{answer}}}$.")
+    assert score.value == reward, score.info
+
+
+@pytest.mark.parametrize(("gold", "answer"), PRECISION_HACKS)
+def test_coarse_answers_to_precise_golds_score_zero(gold, answer):
+    assert _verdict(gold, f"\\boxed{{{answer}}}").value == 0.0

@@ -35,6 +35,9 @@ _REPLACE = (
     ("\\geqslant", "\\ge"), ("\\neq", "\\ne"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\lbrack", "["),
     ("\\rbrack", "]"), ("\\lvert", "|"), ("\\rvert", "|"), ("\\vert", "|"), ("\\emptyset", "\\varnothing"),
     ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"),
+    ("\u222a", "\\cup"), ("\u2229", "\\cap"), ("\u2208", "\\in"), ("\u2260", "\\ne"), ("\u00b1", "\\pm"),
+    ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
+    ("\\Bbb{R}", "\\R"),
 )  # fmt: skip
 _WRAPPERS = re.compile(
     r"\\(?:boxed|fbox|text|textbf|textit|textrm|mathrm|mathbf|mathit|mbox|operatorname|boldsymbol|mathsf|mathnormal)\s*\{"
@@ -62,6 +65,10 @@ _SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
 _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 _SPACES = re.compile(r"\s+")
+_UNARY_PLUS_INF = re.compile(r"(^|[(\[,])\+(?=\\infty)")
+_LOG = re.compile(r"\\log(?![A-Za-z_])")  # \log without a base is the natural log in final answers
+# "x \in [a, b]" / "\lambda\in(0,1)": the variable and "\in" only name the set
+_IN_PREFIX = re.compile(r"^(?:[A-Za-z]|\\[a-z]+)(?:_\{?\w+\}?)?\\in(?![a-z])")
 
 
 def normalize(text: str) -> str:
@@ -96,7 +103,9 @@ def normalize(text: str) -> str:
     s = _FRAC_HALF_BARE.sub(r"\\frac{\1}", s)
     s = s.strip().rstrip(".").strip()
     s = _strip_outer_braces(s)
+    s = _LOG.sub(r"\\ln", s)
     compact = _compact(s).replace("\x01", "\\\\")
+    compact = _IN_PREFIX.sub("", _UNARY_PLUS_INF.sub(r"\1", compact))
     s = s.replace("\x01", "\\\\")
     if _THOUSANDS.match(compact):
         return compact.replace(",", "")
@@ -245,6 +254,9 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
     m = _MATRIX.match(s)
     if m:
         return _matrix(m.group(2), depth)
+    if s.count("\\pm") == 1 and "\\mp" not in s:  # "a \pm b" is the two values a + b and a - b
+        both = tuple(parse_structure(_signed(s, sign), depth=depth + 1) for sign in "+-")
+        return Node("list", s, both)
     if "\\cup" in s and _balanced_split(s, "\\cup"):
         parts = split_top(s, "\\cup")
         return Node("set", s, tuple(parse_structure(p, depth=depth + 1) for p in parts))
@@ -280,6 +292,14 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
     if re.fullmatch(r"[A-Za-z][A-Za-z' -]*[A-Za-z]", s) and len(s) > 1 and not re.fullmatch(r"[a-z]{1,3}", s):
         return Node("text", s.lower())
     return Node("expr", s)
+
+
+_PLUS_AFTER = re.compile(r"(^|[=(\[{,])\+")
+
+
+def _signed(s: str, sign: str) -> str:
+    """``s`` with its one ``\\pm`` replaced by ``sign`` (a leading or unary ``+`` dropped)."""
+    return _PLUS_AFTER.sub(r"\1", s.replace("\\pm", sign, 1))
 
 
 def _balanced(s: str) -> bool:

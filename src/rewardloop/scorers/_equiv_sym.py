@@ -58,7 +58,7 @@ def _latex_fixups(text: str) -> str:
 def _fold_constants(expr: Any) -> Any:
     import sympy
 
-    subs = {s: sympy.I for s in expr.free_symbols if s.name == "I"}
+    subs = {s: sympy.I for s in expr.free_symbols if s.name in ("I", "i")}
     subs.update({s: sympy.E for s in expr.free_symbols if s.name == "e"})
     subs.update({s: sympy.pi for s in expr.free_symbols if s.name == "pi"})
     return expr.xreplace(subs) if subs else expr

@@ -42,6 +42,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -178,10 +179,9 @@ def _one_answer(
         return True, "exact"
     if any(norm == g for g in gold_norm if g):
         return True, "normalized"
+    pairs = _node_pairs(raw, norm, golds, gold_norm)
     undecided = False
-    for g in gold_norm:
-        choice = _is_choice(g)
-        gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+    for gnode, pnode in pairs:
         try:
             if _equal(gnode, pnode, rel_tol, None):
                 clock.lap("structured")
@@ -195,9 +195,7 @@ def _one_answer(
         return None, "structured"
     from ._equiv_sym import exprs_equal
 
-    for g in gold_norm:
-        choice = _is_choice(g)
-        gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+    for gnode, pnode in pairs:
         try:
             if _equal(gnode, pnode, rel_tol, exprs_equal):
                 clock.lap("symbolic")
@@ -206,6 +204,37 @@ def _one_answer(
             pass
     clock.lap("symbolic")
     return False, "symbolic"
+
+
+_PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b")
+
+
+def _node_pairs(
+    raw: str, norm: str, golds: Sequence[str], gold_norm: Sequence[str]
+) -> list[tuple[Node, Node]]:
+    """(gold, response) trees to compare: as written, and with a ``%`` read as hundredths.
+
+    ``62.5\\%`` equals ``\\frac{5}{8}`` and ``0.625`` as well as ``62.5``; a number without a percent sign is
+    never multiplied by 100 (``0.5`` is not ``50``).
+    """
+    pairs = []
+    p_pct = bool(_PERCENT_SIGN.search(raw))
+    for graw, g in zip(golds, gold_norm, strict=True):
+        choice = _is_choice(g)
+        gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+        pairs.append((gnode, pnode))
+        if p_pct and pnode.kind == "number":
+            pairs.append((gnode, _hundredths(pnode)))
+        if gnode.kind == "number" and _PERCENT_SIGN.search(graw):
+            pairs.append((_hundredths(gnode), pnode))
+    return pairs
+
+
+def _hundredths(node: Node) -> Node:
+    if _places(node.text) is not None:  # a decimal keeps its stated precision: "62.5" -> "0.625"
+        return parse_structure(format(Decimal(node.text).scaleb(-2), "f"))
+    value = Fraction(node.value) / 100 if node.value is not None else None
+    return Node("number", f"({value})", value=value)
 
 
 def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
@@ -245,6 +274,9 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return p.kind == "choice" and p.text == g.text
     if g.kind == "eq" or p.kind == "eq":
         return _equal_eq(g, p, rel_tol, leaf)
+    single = _singleton(g, p)
+    if single is not None:  # "\\{-2\\}" is the set of the one value -2
+        return _equal(*single, rel_tol, leaf)
     if g.kind == "ineq" or p.kind == "ineq":
         return _equal_ineq(g, p, rel_tol, leaf)
     if g.kind in ("set", "list") and p.kind in ("set", "list"):
@@ -259,6 +291,8 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         ):
             return False
         return all(_all_pairs(a.items, b.items, rel_tol, leaf) for a, b in zip(g.items, p.items, strict=True))
+    if {g.kind, p.kind} == {"matrix", "tuple"}:
+        return _vector_equal(g, p, rel_tol, leaf)
     if g.kind == "number" and p.kind == "number":
         return _numbers_equal(g, p, rel_tol)
     if g.kind == "text" or p.kind == "text":
@@ -268,20 +302,76 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     return False
 
 
-def _numbers_equal(g: Node, p: Node, rel_tol: float) -> bool:
-    """Exact numbers must be equal; a decimal may be the other value rounded to its places.
+def _singleton(g: Node, p: Node) -> tuple[Node, Node] | None:
+    if g.kind == "set" and len(g.items) == 1 and p.kind not in ("set", "list"):
+        return g.items[0], p
+    if p.kind == "set" and len(p.items) == 1 and g.kind not in ("set", "list"):
+        return g, p.items[0]
+    return None
 
-    ``1000001`` never equals ``1000000`` (no tolerance between integers and fractions), while
-    ``0.33333`` equals ``1/3``: within half a unit of its last place and within ``rel_tol``.
+
+def _vector_equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
+    """A one-row or one-column matrix equals the tuple ``(a, b, ...)`` of its entries (not an interval)."""
+    matrix, vector = (g, p) if g.kind == "matrix" else (p, g)
+    if (vector.open, vector.close) != ("(", ")"):
+        return False
+    rows = matrix.items
+    if all(len(r.items) == 1 for r in rows):
+        cells = tuple(r.items[0] for r in rows)
+    elif len(rows) == 1:
+        cells = rows[0].items
+    else:
+        return False
+    if len(cells) != len(vector.items):
+        return False
+    gs, ps = (cells, vector.items) if g is matrix else (vector.items, cells)
+    return _all_pairs(gs, ps, rel_tol, leaf)
+
+
+def _numbers_equal(g: Node, p: Node, rel_tol: float) -> bool:
+    """Exact numbers must be equal; a decimal is compared at the precision it states.
+
+    * The gold is a rounded decimal (at least two significant digits): a response at least as precise
+      (an exact value, or a decimal with as many places) that rounds to it is right: ``\\frac13`` and
+      ``0.333`` answer ``0.33``; ``4.57\\times10^{-24}`` answers ``4.6\\times10^{-24}``.
+    * The response is the rounded one: it must be right to half a unit of its last place *and* within
+      ``rel_tol`` of the gold, so a coarse answer to a precise gold earns nothing: ``0.33333`` answers
+      ``\\frac13``, ``0.33`` does not; ``4.6\\times10^{-24}`` does not answer ``4.57\\times10^{-24}``.
+
+    Integers and fractions are exact: ``1000001`` never equals ``1000000``, ``5.4`` never equals ``5``, and
+    a one-digit decimal gold (``0.5``) is exact too.
     """
     if g.value == p.value:
         return True
-    places = [n for n in (_places(g.text), _places(p.text)) if n is not None]
-    if not places or g.value is None or p.value is None:
+    if g.value is None or p.value is None:
         return False
-    diff = abs(Fraction(g.value) - Fraction(p.value))
-    scale = max(abs(Fraction(g.value)), abs(Fraction(p.value)))
-    return diff <= Fraction(1, 2 * 10 ** min(places)) and diff <= Fraction(rel_tol) * scale
+    gv, pv = Fraction(g.value), Fraction(p.value)
+    diff = abs(gv - pv)
+    ug, up = _unit(g.text), _unit(p.text)
+    if ug is not None and _significant(g.text) >= 2 and (up is None or up <= ug) and diff * 2 <= ug:
+        return True
+    return (
+        up is not None and (ug is None or ug < up) and diff * 2 <= up and diff <= Fraction(rel_tol) * abs(gv)
+    )
+
+
+_SCI_TEXT = re.compile(
+    r"^[+-]?(\d*\.\d+)(?:\\times|\\cdot|\*|x)10\^\{?([+-]?\d+)\}?$|^[+-]?(\d*\.\d+)[eE]([+-]?\d+)$"
+)
+
+
+def _unit(text: str) -> Fraction | None:
+    """The unit of the last stated digit of a decimal (``"0.125"`` -> 1/1000, ``"4.6e-24"`` -> 1e-25), else None."""
+    places = _places(text)
+    if places is not None:
+        return Fraction(1, 10**places)
+    m = _SCI_TEXT.match(text.replace(" ", ""))
+    if m is None:
+        return None
+    mant, exp = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    if abs(int(exp)) > 400:
+        return None
+    return Fraction(10) ** (int(exp) - len(mant.partition(".")[2]))
 
 
 def _places(text: str) -> int | None:
@@ -291,6 +381,12 @@ def _places(text: str) -> int | None:
     if not dot or not tail.isdigit() or (digits and not digits.isdigit()):
         return None
     return len(tail)
+
+
+def _significant(text: str) -> int:
+    """Significant digits of a decimal's mantissa (``"0.33"`` -> 2, ``"0.5"`` -> 1, ``"4.60e3"`` -> 3)."""
+    mant = re.split(r"[eE]|\\times|\\cdot|\*|x", text.replace(" ", ""))[0]
+    return len(mant.lstrip("+-").replace(".", "").lstrip("0"))
 
 
 def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
@@ -346,11 +442,31 @@ def _unordered(gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Lea
     return True
 
 
+_GREEK = (
+    "alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|rho|sigma|"
+    "tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Sigma|Phi|Psi|Omega"
+)  # not \\pi: a constant
+_VAR_NAME = re.compile(rf"^(?:[A-Za-z]|\\(?:{_GREEK}))(?:_\{{?\w{{1,3}}\}}?)?$")
+# "f(x)", "x(t)", "T(10)", "g_1(a, b)", "f'(x)": a function name applied to short arguments
+_FUNCTION_LHS = re.compile(rf"^((?:[A-Za-z]|\\(?:{_GREEK}))(?:_\{{?\w{{1,3}}\}}?)?'*)\(([^()=<>]{{1,24}})\)$")
+
+
 def _is_var(node: Node) -> bool:
-    t = node.text
-    return node.kind == "expr" and (
-        (len(t) == 1 and t in _VAR) or (len(t) <= 4 and t[:1] in _VAR and t[1:2] == "_")
-    )
+    return node.kind == "expr" and bool(_VAR_NAME.match(node.text))
+
+
+def _function_lhs(node: Node) -> tuple[str, list[str]] | None:
+    m = _FUNCTION_LHS.match(node.text) if node.kind == "expr" else None
+    return None if m is None else (m.group(1), [a.strip() for a in m.group(2).split(",")])
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\\A-Za-z]){re.escape(name)}(?![A-Za-z])", text) is not None
+
+
+def _is_label(node: Node) -> bool:
+    """A left-hand side that only names the answer: ``x``, ``\\lambda``, ``f(x)``, ``x(t)``, ``T(10)``."""
+    return _is_var(node) or _function_lhs(node) is not None
 
 
 def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
@@ -358,6 +474,9 @@ def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         (gl, gr), (pl, pr) = g.items, p.items
         if _is_var(gl) and _is_var(pl):
             return gl.text == pl.text and _equal(gr, pr, rel_tol, leaf)
+        renamed = _rename_bound(gl, pl, pr)
+        if renamed is not None:  # f(z) = z is f(x) = x: the argument is a bound name
+            return _equal(gr, renamed, rel_tol, leaf)
         if gl.text == pl.text and gl.kind == pl.kind:
             try:
                 if _equal(gr, pr, rel_tol, leaf):
@@ -368,8 +487,32 @@ def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
             raise _NeedSymbolic
         return _equations(g, p)
     if g.kind == "eq":
-        return _is_var(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
-    return _is_var(p.items[0]) and _equal(g, p.items[1], rel_tol, leaf)
+        return _is_label(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
+    return _is_label(p.items[0]) and _equal(g, p.items[1], rel_tol, leaf)
+
+
+def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
+    """``pr`` with the arguments of ``pl`` renamed to those of ``gl``, when both name the same function of
+    distinct variables and the names differ (``f(z)`` vs ``f(x)``); None otherwise."""
+    gf, pf = _function_lhs(gl), _function_lhs(pl)
+    if gf is None or pf is None or gf[0] != pf[0] or len(gf[1]) != len(pf[1]) or gf[1] == pf[1]:
+        return None
+    names = gf[1] + pf[1]
+    if (
+        not all(_VAR_NAME.match(a) for a in names)
+        or len(set(gf[1])) != len(gf[1])
+        or len(set(pf[1])) != len(pf[1])
+    ):
+        return None
+    mapping = dict(zip(pf[1], gf[1], strict=True))
+    if any(_mentions(pr.text, t) for t in gf[1] if t not in mapping):
+        return None  # f(z) = x: renaming z to x would capture the free x
+    pattern = re.compile(
+        "|".join(
+            rf"(?<![\\A-Za-z]){re.escape(a)}(?![A-Za-z])" for a in sorted(mapping, key=len, reverse=True)
+        )
+    )
+    return parse_structure(pattern.sub(lambda m: mapping[m.group()], pr.text))
 
 
 def _equations(g: Node, p: Node) -> bool:
