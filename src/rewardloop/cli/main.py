@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="programs running at once (default: the number of CPUs)",
     )
+    p.add_argument(
+        "--config",
+        metavar="FILE.yaml",
+        default=None,
+        help="the /run_code limits (docs/sandbox.md): their keys, or a service config with server.run_code",
+    )
     for command, module in _COMMANDS.items():
         _command_module(command, module).add_parser(sub)
     return parser
@@ -167,7 +173,10 @@ def _serve(args: argparse.Namespace) -> int:
         from ..errors import MissingExtraError
 
         raise MissingExtraError(exc.name or "fastapi", "server") from exc
-    serve(host=args.host, port=args.port, max_parallel=args.max_parallel)
+    from ..server._config import load_run_code_limits
+
+    limits = load_run_code_limits(args.config)
+    serve(host=args.host, port=args.port, max_parallel=args.max_parallel, limits=limits)
     return 0
 
 

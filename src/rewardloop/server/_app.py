@@ -505,7 +505,7 @@ def create_app(
 
     _add_routes(app, state)
     if sandbox is not None:
-        _add_sandbox_routes(app, sandbox)
+        _add_sandbox_routes(app, sandbox, cfg.run_code)
     app.add_middleware(_Guard, state=state)
     return app
 
@@ -518,12 +518,12 @@ def _make_sandbox(cfg: ServerConfig) -> Any:
     return Sandbox(max_parallel=cfg.sandbox_max_parallel)
 
 
-def _add_sandbox_routes(app: FastAPI, sandbox: Any) -> None:
+def _add_sandbox_routes(app: FastAPI, sandbox: Any, limits: Any) -> None:
     """Reuse the sandbox app's ``/run_code`` and ``/v1/ping`` routes (its own lifespan is not used: the
     sandbox is closed by this app's)."""
     from .sandbox_app import create_app as sandbox_app
 
-    sub = sandbox_app(sandbox)
+    sub = sandbox_app(sandbox, limits=limits)
     app.router.routes.extend(
         r for r in sub.router.routes if getattr(r, "path", None) in (_RUN_CODE, "/v1/ping")
     )

@@ -26,9 +26,71 @@ from typing import Any
 from ..config import RewardConfig, load_reward_config
 from ..errors import ConfigError
 
-__all__ = ["ServerConfig", "is_loopback", "load_service_config"]
+__all__ = ["RunCodeLimits", "ServerConfig", "is_loopback", "load_run_code_limits", "load_service_config"]
 
 ENV_TOKEN = "REWARDLOOP_TOKEN"
+_MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class RunCodeLimits:
+    """What ``POST /run_code`` accepts (``rewardloop sandbox serve``, and ``rewardloop serve``'s
+    ``server.run_code``). See ``docs/sandbox.md``; every default is defined here, once.
+
+    Attributes:
+        default_run_timeout_s, default_compile_timeout_s: used when the request omits ``run_timeout`` /
+            ``compile_timeout`` (SandboxFusion's defaults, 10 s).
+        max_run_timeout_s, max_compile_timeout_s: a request asking for more gets 422.
+        default_memory_limit_mb: used when ``memory_limit_MB`` is omitted, null or <= 0 (SandboxFusion's
+            "no limit"; this server always has one).
+        max_memory_limit_mb: a request asking for more gets 422.
+        max_body_bytes: a larger request body gets 413.
+        max_code_bytes, max_stdin_bytes: UTF-8 size of ``code`` / ``stdin``; more gets 422.
+        max_file_bytes: decoded size of each ``files`` entry; more gets 422.
+        max_files: entries in ``files`` (and in ``fetch_files``); more gets 422.
+        max_queued: requests that may wait for a free sandbox slot; past ``max_parallel + max_queued``
+            requests at once, a request gets 429 with ``Retry-After``.
+        retry_after_s: the ``Retry-After`` of that 429 (rounded up to whole seconds).
+    """
+
+    default_run_timeout_s: float = 10.0
+    default_compile_timeout_s: float = 10.0
+    max_run_timeout_s: float = 60.0
+    max_compile_timeout_s: float = 60.0
+    default_memory_limit_mb: int = 1024
+    max_memory_limit_mb: int = 4096
+    max_body_bytes: int = 64 * _MiB
+    max_code_bytes: int = 4 * _MiB
+    max_stdin_bytes: int = 16 * _MiB
+    max_file_bytes: int = 16 * _MiB
+    max_files: int = 64
+    max_queued: int = 256
+    retry_after_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("default_run_timeout_s", "default_compile_timeout_s", "max_run_timeout_s"):
+            _check_positive(name, getattr(self, name), "run_code.")
+        _check_positive("max_compile_timeout_s", self.max_compile_timeout_s, "run_code.")
+        _check_positive("retry_after_s", self.retry_after_s, "run_code.")
+        for name in ("default_memory_limit_mb", "max_memory_limit_mb", "max_body_bytes", "max_code_bytes"):
+            _check_int(name, getattr(self, name), 1, prefix="run_code.")
+        for name in ("max_stdin_bytes", "max_file_bytes", "max_files", "max_queued"):
+            _check_int(name, getattr(self, name), 0, prefix="run_code.")
+        for default, maximum in (
+            ("default_run_timeout_s", "max_run_timeout_s"),
+            ("default_compile_timeout_s", "max_compile_timeout_s"),
+            ("default_memory_limit_mb", "max_memory_limit_mb"),
+        ):
+            if getattr(self, default) > getattr(self, maximum):
+                raise ConfigError(f"run_code.{default} must be <= run_code.{maximum}")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> RunCodeLimits:
+        """Build from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones."""
+        return cls(**_known_keys(cls, data, "run_code"))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -52,6 +114,7 @@ class ServerConfig:
         public_healthz: answer ``GET /healthz`` without the token (for load-balancer probes).
         isolate_custom_function: run a synchronous ``custom_reward_function`` in worker processes, so a
             segfault in it fails one sample instead of the server (see :mod:`._scorers`).
+        run_code: the limits of ``/run_code`` (a :class:`RunCodeLimits`, or a mapping of its fields).
     """
 
     host: str = "127.0.0.1"
@@ -70,8 +133,13 @@ class ServerConfig:
     sandbox_max_parallel: int | None = None
     public_healthz: bool = False
     isolate_custom_function: bool = True
+    run_code: RunCodeLimits = dataclasses.field(default_factory=RunCodeLimits)
 
     def __post_init__(self) -> None:
+        if isinstance(self.run_code, Mapping):
+            object.__setattr__(self, "run_code", RunCodeLimits.from_dict(self.run_code))
+        if not isinstance(self.run_code, RunCodeLimits):
+            raise ConfigError(f"server.run_code must be a mapping, got {type(self.run_code).__name__}")
         for name in ("port",):
             _check_int(name, getattr(self, name), 0)
         for name in ("workers", "max_body_bytes", "max_batch", "max_in_flight"):
@@ -101,15 +169,7 @@ class ServerConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> ServerConfig:
         """Build from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones."""
-        data = dict(data or {})
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(map(str, set(data) - set(allowed)))
-        if unknown:
-            raise ConfigError(
-                f"unknown key(s) {', '.join(repr(k) for k in unknown)} in server; "
-                f"allowed: {', '.join(sorted(allowed))}"
-            )
-        return cls(**data)
+        return cls(**_known_keys(cls, data, "server"))
 
     def replace(self, **changes: Any) -> ServerConfig:
         """A copy with ``changes`` applied (None values are ignored, so CLI defaults do not override)."""
@@ -125,17 +185,33 @@ class ServerConfig:
         return out
 
 
-def _check_int(name: str, value: Any, minimum: int, *, optional: bool = False) -> None:
+def _known_keys(cls: type, data: Mapping[str, Any] | None, section: str) -> dict[str, Any]:
+    if data is not None and not isinstance(data, Mapping):
+        raise ConfigError(f"{section} must be a mapping, got {type(data).__name__}")
+    data = dict(data or {})
+    allowed = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(map(str, set(data) - set(allowed)))
+    if unknown:
+        raise ConfigError(
+            f"unknown key(s) {', '.join(repr(k) for k in unknown)} in {section}; "
+            f"allowed: {', '.join(sorted(allowed))}"
+        )
+    return data
+
+
+def _check_int(
+    name: str, value: Any, minimum: int, *, optional: bool = False, prefix: str = "server."
+) -> None:
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"server.{name} must be an integer >= {minimum}, got {value!r}")
+        raise ConfigError(f"{prefix}{name} must be an integer >= {minimum}, got {value!r}")
 
 
-def _check_positive(name: str, value: Any) -> None:
+def _check_positive(name: str, value: Any, prefix: str = "server.") -> None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
     if not ok:
-        raise ConfigError(f"server.{name} must be a positive number, got {value!r}")
+        raise ConfigError(f"{prefix}{name} must be a positive number, got {value!r}")
 
 
 def is_loopback(host: str) -> bool:
@@ -180,6 +256,20 @@ def load_service_config(
     if not isinstance(reward, Mapping):
         raise ConfigError(f"reward must be a mapping, got {type(reward).__name__}")
     return ServerConfig.from_dict(server), load_reward_config(reward)
+
+
+def load_run_code_limits(source: str | Path | Mapping[str, Any] | None = None) -> RunCodeLimits:
+    """The ``/run_code`` limits of ``rewardloop sandbox serve --config FILE``: a YAML path or a mapping
+    holding :class:`RunCodeLimits` keys, or a service config whose ``server.run_code`` holds them (so one
+    file can configure both servers). None: the defaults."""
+    if source is None:
+        return RunCodeLimits()
+    data: Any = _read_yaml(Path(source)) if isinstance(source, str | Path) else source
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a run_code config must be a mapping, got {type(data).__name__}")
+    if "server" in data:
+        return load_service_config(data)[0].run_code
+    return RunCodeLimits.from_dict(data)
 
 
 def _read_yaml(path: Path) -> Any:

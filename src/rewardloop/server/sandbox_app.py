@@ -14,30 +14,46 @@ Endpoints:
 * ``GET /v1/ping``: ``"pong"`` (SandboxFusion's health check).
 
 Languages: ``python``, ``cpp``, ``c``, ``java``, ``nodejs`` (also ``javascript``), ``rust``, ``bash``.
+
+Every request is bounded by a :class:`~rewardloop.server._config.RunCodeLimits` (defaults in
+``docs/sandbox.md``): a body over ``max_body_bytes`` is HTTP 413; a malformed field, or one over its
+limit (timeouts, memory, code, stdin, file sizes and count, file names), is HTTP 422 whose JSON names the
+``field`` and the ``limit``; more than ``max_parallel + max_queued`` requests at once get HTTP 429 with
+``Retry-After``. ``SandboxError`` is kept for failures of the sandbox itself (clients retry those as
+outages), and its message names no host path or process id. A client that disconnects cancels its run
+and the sandbox kills the program's processes.
+
 Where we differ from SandboxFusion: an unsupported language (SandboxFusion has 29), a ``files`` name that
-is absolute or leaves the working directory (SandboxFusion writes absolute paths anywhere), or content
-that is not base64, is refused with HTTP 422 and a ``detail`` message; ``memory_limit_MB <= 0`` means no
-memory cap; the memory cap, output cap and the sandbox's other limits apply as in :mod:`rewardloop.sandbox`
-(a program stopped by one of them is ``Failed``, with ``stderr`` naming the limit); ``fetch_files`` is
-accepted but no files are returned (``files`` is always ``{}``).
+is absolute or has a ``..`` component (SandboxFusion writes absolute paths anywhere), or content that is
+not base64, is refused with HTTP 422; ``memory_limit_MB`` omitted, null or ``<= 0`` means the server's
+default limit, not "no limit"; the memory cap, output cap and the sandbox's other limits apply as in
+:mod:`rewardloop.sandbox` (a program stopped by one of them is ``Failed``, with ``stderr`` naming the
+limit); ``fetch_files`` is accepted but no files are returned (``files`` is always ``{}``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import contextlib
+import json
 import logging
-from collections.abc import AsyncIterator
+import math
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
-from pydantic import BaseModel
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.requests import ClientDisconnect
 
 from ..errors import ConfigError
 from ..sandbox import Limits, RunResult, RunStatus, Sandbox
+from ._config import RunCodeLimits
 
-__all__ = ["create_app", "serve"]
+__all__ = ["create_app", "serve", "to_response"]
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +71,13 @@ _LIMIT_NOTES = {
     RunStatus.MEMORY_EXCEEDED: "rewardloop sandbox: memory limit exceeded",
     RunStatus.OUTPUT_EXCEEDED: "rewardloop sandbox: output limit exceeded",
 }
+NAME_MAX = 255  # bytes per path component (Linux NAME_MAX)
+PATH_MAX = 1024  # bytes per file name, all components together
+_SHOWN = 60  # characters of a client's string quoted back in an error message
 
 
-class RunCodeRequest(BaseModel):
-    code: str
-    language: str
-    compile_timeout: float = 10.0
-    run_timeout: float = 10.0
-    memory_limit_MB: int = -1
-    stdin: str | None = None
-    files: dict[str, str | None] = {}
-    fetch_files: list[str] = []
+# ----------------------------------------------------------------------------------------------------------
+# the response
 
 
 def _stage(result: RunResult) -> dict[str, Any]:
@@ -99,14 +111,14 @@ def to_response(result: RunResult) -> dict[str, Any]:
         "files": {},
     }
     if result.status is RunStatus.SANDBOX_ERROR:
-        out.update(status="SandboxError", message=result.error or "sandbox error")
+        out.update(status="SandboxError", message=public_message(result.error or "sandbox error"))
         return out
     if result.compile is not None:
         out["compile_result"] = _stage(result.compile)
     if result.status is RunStatus.COMPILE_ERROR:
         if out["compile_result"] is None:
             out["compile_result"] = _stage(RunResult(RunStatus.FINISHED, exit_code=1, stderr=result.stderr))
-        out.update(status="Failed", message=result.error or "")
+        out.update(status="Failed", message=public_message(result.error or ""))
         return out
     run = out["run_result"] = _stage(result)
     if run["status"] != "Finished" or run["return_code"] != 0:
@@ -114,22 +126,413 @@ def to_response(result: RunResult) -> dict[str, Any]:
     return out
 
 
-def _files(files: dict[str, str | None]) -> dict[str, bytes]:
-    decoded = {}
-    for name, content in files.items():
-        if content is None:
-            continue
-        try:
-            decoded[name] = base64.b64decode(content, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise HTTPException(422, f"files[{name!r}] is not valid base64") from exc
+_HOST_PATH = re.compile(r"(?<![\w.~-])/[^\s'\"`,;:()\[\]{}<>]+")
+_PROCESS_ID = re.compile(r"\b(pid|PID|process|holder)(\s*[=:#]?\s*)\d+")
+_BASE_NAME = re.compile(r"rewardloop-sandbox-\d+-\w+")
+
+
+def public_message(message: str) -> str:
+    """``message`` without host paths or process ids (both only help an attacker), at most 500 chars.
+    The full message is in the server log."""
+    text = _BASE_NAME.sub("<sandbox>", message)
+    text = _HOST_PATH.sub("<path>", text)
+    return _PROCESS_ID.sub(r"\1\2<n>", text)[:500]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# the request: every field checked, refusals name the field and the limit
+
+
+class Refused(Exception):
+    """A request this server does not run: HTTP ``status`` (413 or 422) naming ``field`` and ``limit``."""
+
+    def __init__(self, status: int, field: str, detail: str, limit: Any = None) -> None:
+        super().__init__(detail)
+        self.status, self.field, self.detail, self.limit = status, field, detail, limit
+
+    def response(self) -> JSONResponse:
+        error = "too_large" if self.status == 413 else "invalid_request"
+        body = {"error": error, "field": self.field, "limit": self.limit, "detail": self.detail}
+        return JSONResponse(body, status_code=self.status, headers=_closing(self.status))
+
+
+def _closing(status: int) -> dict[str, str]:
+    # a 413 may leave the body unread: the connection cannot carry another request
+    return {"Connection": "close"} if status == 413 else {}
+
+
+@dataclass(frozen=True)
+class RunCodeRequest:
+    """A ``/run_code`` request that passed every check (see :func:`parse_request`)."""
+
+    code: str
+    language: str
+    stdin: str
+    limits: Limits
+    files: dict[str, bytes]
+
+
+def parse_request(data: Any, limits: RunCodeLimits) -> RunCodeRequest:
+    """The checked request from the decoded JSON body; raises :class:`Refused` (422) naming the field."""
+    if not isinstance(data, dict):
+        raise Refused(422, "body", f"the body must be a JSON object, got {_json_type(data)}")
+    code = _text(data, "code", limits.max_code_bytes, "max_code_bytes", required=True)
+    language = _language(data)
+    stdin = _text(data, "stdin", limits.max_stdin_bytes, "max_stdin_bytes", required=False)
+    run_limits = Limits(
+        wall_s=_timeout(data, "run_timeout", limits.default_run_timeout_s, limits.max_run_timeout_s, "run"),
+        compile_wall_s=_timeout(
+            data,
+            "compile_timeout",
+            limits.default_compile_timeout_s,
+            limits.max_compile_timeout_s,
+            "compile",
+        ),
+        memory_mb=_memory(data, limits),
+    )
+    files = _files(data.get("files"), limits)
+    _fetch_files(data.get("fetch_files"), limits)
+    return RunCodeRequest(code, language, stdin, run_limits, files)
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
+
+
+def _show(text: str) -> str:
+    """A client's string, quoted safely (lone surrogates escaped) and shortened, for an error message."""
+    return ascii(text[:_SHOWN] + ("..." if len(text) > _SHOWN else ""))
+
+
+def _encoded(value: str, field: str) -> bytes:
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise Refused(
+            422,
+            field,
+            f"{field} is not valid Unicode: a lone surrogate ({value[exc.start]!a}) at character "
+            f"{exc.start}; send UTF-8 text",
+        ) from None
+
+
+def _text(data: dict, field: str, maximum: int, limit_name: str, *, required: bool) -> str:
+    value = data.get(field)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        missing = field not in data
+        raise Refused(422, field, f"{field} is required" if missing else f"{field} must be a string")
+    size = len(_encoded(value, field))
+    if size > maximum:
+        raise Refused(
+            422, field, f"{field} is {size} bytes, over this server's {limit_name} ({maximum})", maximum
+        )
+    return value
+
+
+def _language(data: dict) -> str:
+    value = data.get("language")
+    supported = ", ".join(sorted(LANGUAGES))
+    if not isinstance(value, str):
+        raise Refused(422, "language", f"language must be a string, one of: {supported}")
+    if value not in LANGUAGES:
+        raise Refused(
+            422,
+            "language",
+            f"language {_show(value)} is not supported by this server; supported: {supported}",
+        )
+    return LANGUAGES[value]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _shown_number(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def _timeout(data: dict, field: str, default: float, maximum: float, phase: str) -> float:
+    value = data.get(field)
+    if value is None:
+        return default
+    finite = _number(value) and (isinstance(value, int) or math.isfinite(value))
+    if not finite or value <= 0:
+        raise Refused(
+            422, field, f"{field} must be a finite number of seconds > 0, got {_shown_number(value)}"
+        )
+    if value > maximum:
+        raise Refused(
+            422,
+            field,
+            f"{field}={_shown_number(value)} is over this server's max_{phase}_timeout_s ({maximum:g} s)",
+            maximum,
+        )
+    return float(value)
+
+
+def _memory(data: dict, limits: RunCodeLimits) -> int:
+    value = data.get("memory_limit_MB")
+    maximum = limits.max_memory_limit_mb
+    if value is None:
+        return limits.default_memory_limit_mb
+    integral = _number(value) and (isinstance(value, int) or (math.isfinite(value) and value.is_integer()))
+    if not integral:
+        raise Refused(
+            422, "memory_limit_MB", f"memory_limit_MB must be an integer, got {_shown_number(value)}"
+        )
+    if value <= 0:  # SandboxFusion's "no limit": this server always has one
+        return limits.default_memory_limit_mb
+    if value > maximum:
+        raise Refused(
+            422,
+            "memory_limit_MB",
+            f"memory_limit_MB={_shown_number(value)} is over this server's max_memory_limit_mb ({maximum})",
+            maximum,
+        )
+    return int(value)
+
+
+def _files(value: Any, limits: RunCodeLimits) -> dict[str, bytes]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Refused(422, "files", "files must be an object of file name -> base64 content")
+    if len(value) > limits.max_files:
+        raise Refused(
+            422,
+            "files",
+            f"files has {len(value)} entries, over this server's max_files ({limits.max_files})",
+            limits.max_files,
+        )
+    decoded: dict[str, bytes] = {}
+    for name, content in value.items():
+        field = f"files[{_show(name)}]"
+        path = _file_name(name, field)
+        if path in decoded:
+            raise Refused(422, field, f"{field} names the same file as another entry ({_show(path)})")
+        if content is not None:
+            decoded[path] = _content(content, field, limits.max_file_bytes)
+    _no_file_under_a_file(decoded)
     return decoded
 
 
-def create_app(sandbox: Sandbox | None = None, *, max_parallel: int | None = None) -> FastAPI:
-    """The FastAPI app; it owns (and closes on shutdown) a new :class:`Sandbox` unless one is given."""
+def _file_name(name: str, field: str) -> str:
+    """The normalised relative path (``a//./b`` -> ``a/b``), or :class:`Refused`."""
+    raw = _encoded(name, field)
+    if "\0" in name:
+        raise Refused(422, field, f"{field}: a file name cannot contain a NUL character")
+    if len(raw) > PATH_MAX:
+        raise Refused(422, field, f"{field}: the name is {len(raw)} bytes, over {PATH_MAX}", PATH_MAX)
+    if name.startswith("/"):
+        raise Refused(422, field, f"{field}: file names must be relative paths inside the working directory")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise Refused(
+            422, field, f"{field}: file names must be relative paths inside the working directory (no '..')"
+        )
+    for part in parts:
+        if len(part.encode()) > NAME_MAX:
+            raise Refused(
+                422,
+                field,
+                f"{field}: the path component {_show(part)} is {len(part.encode())} bytes, over {NAME_MAX}",
+                NAME_MAX,
+            )
+    return "/".join(parts)
+
+
+def _content(content: Any, field: str, maximum: int) -> bytes:
+    if not isinstance(content, str):
+        raise Refused(422, field, f"{field} must be a base64 string or null")
+    if (len(content) // 4) * 3 > maximum + 3:  # refuse before decoding
+        raise Refused(422, field, f"{field} is over this server's max_file_bytes ({maximum})", maximum)
+    try:
+        data = base64.b64decode(content, validate=True)
+    except (binascii.Error, ValueError):
+        raise Refused(422, field, f"{field} is not valid base64") from None
+    if len(data) > maximum:
+        raise Refused(
+            422,
+            field,
+            f"{field} is {len(data)} bytes, over this server's max_file_bytes ({maximum})",
+            maximum,
+        )
+    return data
+
+
+def _no_file_under_a_file(files: Mapping[str, bytes]) -> None:
+    """``x`` and ``x/y`` cannot both be written: ``x`` would be a file and a directory."""
+    for path in files:
+        parent = path
+        while "/" in parent:
+            parent = parent.rsplit("/", 1)[0]
+            if parent in files:
+                field = f"files[{_show(path)}]"
+                raise Refused(422, field, f"{field} is inside {_show(parent)}, which is also given as a file")
+
+
+def _fetch_files(value: Any, limits: RunCodeLimits) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Refused(422, "fetch_files", "fetch_files must be an array of file names")
+    if len(value) > limits.max_files:
+        raise Refused(
+            422,
+            "fetch_files",
+            f"fetch_files has {len(value)} entries, over this server's max_files ({limits.max_files})",
+            limits.max_files,
+        )
+
+
+async def _read_body(request: Request, maximum: int) -> bytes:
+    """The body, refused (413) past ``maximum`` bytes, on its ``Content-Length`` or while reading."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > maximum:
+        raise _too_large(maximum)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > maximum:
+            raise _too_large(maximum)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(maximum: int) -> Refused:
+    return Refused(413, "body", f"the request body is over this server's max_body_bytes ({maximum})", maximum)
+
+
+def _decode_json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, too deep
+        raise Refused(422, "body", "the body is not valid JSON") from None
+
+
+# ----------------------------------------------------------------------------------------------------------
+# admission and running
+
+
+class _Gate:
+    """Requests admitted at once (running or waiting for a sandbox slot); past ``capacity``, 429.
+    Used from one event loop only."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.active = 0
+
+    def enter(self) -> bool:
+        if self.active >= self.capacity:
+            return False
+        self.active += 1
+        return True
+
+    def leave(self) -> None:
+        self.active -= 1
+
+
+async def _disconnected(receive: Callable[[], Any]) -> None:
+    """Returns when the client goes away (the body has been read: only a disconnect can arrive)."""
+    while (await receive())["type"] != "http.disconnect":
+        await asyncio.sleep(0.05)  # a server that keeps answering "no more body": do not spin
+
+
+async def _run_unless_disconnected(sb: Sandbox, job: RunCodeRequest, request: Request) -> RunResult | None:
+    """The run's result, or None when the client disconnected first (the run is then cancelled, which
+    kills the program)."""
+    run = asyncio.ensure_future(
+        sb.arun(job.code, job.language, stdin=job.stdin, limits=job.limits, files=job.files)
+    )
+    watch = asyncio.ensure_future(_disconnected(request.receive))
+    try:
+        await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        if not run.done():
+            run.cancel()
+    if run.cancelled():
+        return None
+    return run.result()
+
+
+def _sandbox_failed(exc: Exception) -> JSONResponse:
+    """The sandbox itself failed (it could not start, was closed, or has a bug): a ``SandboxError``,
+    which clients treat as an outage, never a 500 and never the request's fault. The details (paths,
+    traceback) go to the log only."""
+    log.error("/run_code: the sandbox failed: %s: %s", type(exc).__name__, exc, exc_info=exc)
+    closed = isinstance(exc, RuntimeError) and "closed" in str(exc)
+    message = (
+        "the sandbox is closed"
+        if closed
+        else f"the sandbox failed ({type(exc).__name__}); see the server log"
+    )
+    return JSONResponse(to_response(RunResult(RunStatus.SANDBOX_ERROR, error=message)))
+
+
+async def _installed(sb: Sandbox, language: str) -> bool:
+    """Whether ``language``'s toolchain is here; the sandbox starts on the first call (off the event
+    loop), so a sandbox that cannot start raises here, before any request is blamed for it."""
+    return (await asyncio.to_thread(sb.languages))[language]
+
+
+async def _handle(sb: Sandbox, limits: RunCodeLimits, request: Request) -> Response:
+    try:
+        job = parse_request(_decode_json(await _read_body(request, limits.max_body_bytes)), limits)
+    except Refused as refusal:
+        return refusal.response()
+    except ClientDisconnect:
+        return Response(status_code=400)  # nobody reads it
+    try:
+        installed = await _installed(sb, job.language)
+    except Exception as exc:  # cannot start, closed or broken: SandboxFusion's SandboxError
+        return _sandbox_failed(exc)
+    if not installed:
+        return Refused(
+            422, "language", f"language {job.language!r} has no toolchain installed on this server"
+        ).response()
+    try:
+        result = await _run_unless_disconnected(sb, job, request)
+    except (ConfigError, UnicodeError) as exc:  # a request the sandbox itself refuses
+        return Refused(422, "files" if "file" in str(exc) else "body", public_message(str(exc))).response()
+    except Exception as exc:
+        return _sandbox_failed(exc)
+    if result is None:
+        log.info("/run_code: the client disconnected; its run was cancelled")
+        return Response(status_code=499)  # nobody reads it (nginx's "client closed request")
+    if result.status is RunStatus.SANDBOX_ERROR:
+        log.warning("/run_code: sandbox error: %s", result.error)
+    return JSONResponse(to_response(result))
+
+
+def _overloaded(limits: RunCodeLimits, capacity: int) -> JSONResponse:
+    body = {
+        "error": "overloaded",
+        "field": None,
+        "limit": capacity,
+        "detail": f"this server is running or queueing {capacity} requests (max_parallel + max_queued); "
+        "retry later",
+    }
+    headers = {"Retry-After": str(max(1, math.ceil(limits.retry_after_s))), "Connection": "close"}
+    return JSONResponse(body, status_code=429, headers=headers)
+
+
+def create_app(
+    sandbox: Sandbox | None = None,
+    *,
+    max_parallel: int | None = None,
+    limits: RunCodeLimits | None = None,
+) -> FastAPI:
+    """The FastAPI app; it owns (and closes on shutdown) a new :class:`Sandbox` unless one is given.
+    ``limits``: what a request may ask for (default :class:`RunCodeLimits`)."""
     owned = sandbox is None
     sb = sandbox if sandbox is not None else Sandbox(max_parallel=max_parallel)
+    bounds = limits if limits is not None else RunCodeLimits()
+    gate = _Gate(sb.max_parallel + bounds.max_queued)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -144,42 +547,25 @@ def create_app(sandbox: Sandbox | None = None, *, max_parallel: int | None = Non
         return "pong"
 
     @app.post("/run_code")
-    async def run_code(request: RunCodeRequest) -> dict[str, Any]:
-        language = LANGUAGES.get(request.language)
-        if language is None:
-            raise HTTPException(
-                422,
-                f"language {request.language!r} is not supported by this server; "
-                f"supported: {', '.join(sorted(LANGUAGES))}",
-            )
+    async def run_code(request: Request) -> Response:
+        if not gate.enter():
+            return _overloaded(bounds, gate.capacity)
         try:
-            limits = Limits(
-                wall_s=request.run_timeout,
-                compile_wall_s=request.compile_timeout,
-                memory_mb=request.memory_limit_MB if request.memory_limit_MB > 0 else None,
-            )
-        except ConfigError as exc:
-            raise HTTPException(422, str(exc)) from exc
-        try:
-            result = await sb.arun(
-                request.code,
-                language,
-                stdin=request.stdin or "",
-                limits=limits,
-                files=_files(request.files),
-            )
-        except ConfigError as exc:  # a bad file name
-            raise HTTPException(422, str(exc)) from exc
-        except RuntimeError as exc:  # the sandbox is closed or broken: SandboxFusion's SandboxError
-            log.exception("sandbox run failed")
-            return to_response(RunResult(RunStatus.SANDBOX_ERROR, error=str(exc)))
-        return to_response(result)
+            return await _handle(sb, bounds, request)
+        finally:
+            gate.leave()
 
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8080, max_parallel: int | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    max_parallel: int | None = None,
+    limits: RunCodeLimits | None = None,
+) -> None:
     """Run the app with uvicorn until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(max_parallel=max_parallel), host=host, port=port, log_level="warning")
+    app = create_app(max_parallel=max_parallel, limits=limits)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
