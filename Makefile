@@ -26,6 +26,8 @@ $(VERL_VENV)/.ok: bench/verl-constraints.txt
 	$(PYTHON) -m venv $(VERL_VENV)
 	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'torch==2.13.0'
 	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'verl[math]==0.9.1'
+	# rewardloop runs there from src/ (PYTHONPATH); its core dependencies that verl does not pull
+	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'cloudpickle>=2.2'
 	touch $@
 
 verl-venv: $(VERL_VENV)/.ok

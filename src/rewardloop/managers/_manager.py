@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
 from ..errors import UnknownTaskError
 from ..execution._runner import Closable, Runner
@@ -203,6 +204,8 @@ class RewardManager(Closable):
             stats["status"] = ScoreBatch.from_scores(scores).status_counts()
             stats["unrouted"] = len(unrouted)
         stats.setdefault("wall_s", wall_s)
+        # GRPO group statistics (pass@k, mean@n, reward std, all-equal share) as flat metrics for loggers
+        stats["groups"] = group_metrics(samples, scores)
         return ScoreBatch.from_scores(
             scores, queue_s=queue_s, exec_s=exec_s, stats=stats, on_error=batch.on_error
         )
@@ -243,31 +246,27 @@ def custom_function_scorer(
     extra_call_kwargs: Mapping[str, Any] | None = None,
     *,
     rate_limits: bool = False,
-    process: bool = False,
+    process: bool = True,
 ) -> Scorer | None:
     """The configured custom reward function as a scorer (None when ``custom_reward_function.path`` is unset).
 
-    ``process``: a sync function runs in the runner's worker processes; it travels there by reference
-    (path, name, reward_kwargs) and is loaded once per worker, so file-loaded functions work.
+    A sync function runs in the runner's worker processes under the default deadline (it travels there by
+    reference and is loaded once per worker); ``process=False`` keeps it in threads.
     """
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    from ..integrations.verl import (
-        CustomFunctionScorer,
-        load_custom_function,
-        load_custom_function_by_reference,
-    )
+    from ..scorers._custom import CustomFunctionScorer, load_custom_function
 
-    load = load_custom_function_by_reference if process else load_custom_function
-    fn = load(section.path, section.name, section.reward_kwargs)
+    fn = load_custom_function(section.path, section.name, section.reward_kwargs)
     tokens = cfg.estimated_tokens_per_request if rate_limits else None
-    scorer = CustomFunctionScorer(
-        fn, name=section.name, tokens_per_request=tokens, **dict(extra_call_kwargs or {})
+    return CustomFunctionScorer(
+        fn,
+        name=section.name,
+        tokens_per_request=tokens,
+        execution=None if process else "thread",
+        **dict(extra_call_kwargs or {}),
     )
-    if process and not scorer.is_async:
-        scorer.execution = "process"  # type: ignore[misc]
-    return scorer
 
 
 def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:

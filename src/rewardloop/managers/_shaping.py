@@ -59,6 +59,11 @@ class OverlongPenalty:
             raise ConfigError("max_resp_len must be set when overlong_buffer_cfg.enable is true")
         return cls(max_resp_len, cfg.len, cfg.penalty_factor, cfg.log)
 
+    @property
+    def metric_types(self) -> dict[str, type]:
+        """The metrics this shaper adds to every score."""
+        return {"overlong_reward": float, "overlong": bool} if self.log else {}
+
     def penalty(self, length: int) -> float:
         exceed = length - (self.max_resp_len - self.buffer_len)
         return min(-exceed / self.buffer_len * self.penalty_factor, 0.0)

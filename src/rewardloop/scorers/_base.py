@@ -39,6 +39,8 @@ class Scorer(ABC):
     returns_dict: ClassVar[bool] = False
     #: the metric keys this scorer reports (verl's extra keys); failed samples report them as None
     metric_keys: ClassVar[tuple[str, ...]] = ()
+    #: the types of those keys (``float``, ``bool``, ``str``); keys not listed here are floats
+    metric_types: ClassVar[Mapping[str, type]] = {}
     #: True when :meth:`score_batch` is the efficient path: the Runner then sends whole chunks
     supports_batch: ClassVar[bool] = False
     #: identical samples get identical scores: the Runner may score them once and reuse the result

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..errors import ConfigError
 from ..types import Sample, Score, Status
@@ -274,6 +274,7 @@ class DapoMathScorer(Scorer):
     execution = "inline"  # string scans and linear-time normalisation: no isolation needed
     returns_dict = True
     metric_keys = ("acc", "pred")
+    metric_types: ClassVar[Mapping[str, type]] = {"acc": float, "pred": str}
 
     def __init__(
         self, *, strict_box_verify: bool = False, pause_tokens_index: Sequence[int] | None = None

@@ -23,7 +23,6 @@ def build_manager(server: ServerConfig, reward: RewardConfig) -> Any:
     """The service's manager: ``RewardManager.from_config(reward)``, isolating a sync custom function."""
     from ..managers._manager import RewardManager, custom_function_scorer
 
-    scorer = None
-    if reward.custom_reward_function.path and server.isolate_custom_function:
-        scorer = custom_function_scorer(reward, process=True)  # loads (and so checks) the function now
+    # loads (and so checks) the function now; isolate_custom_function=False keeps it in threads
+    scorer = custom_function_scorer(reward, process=server.isolate_custom_function)
     return RewardManager.from_config(reward, scorer=scorer)

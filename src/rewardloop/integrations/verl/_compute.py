@@ -17,16 +17,18 @@ Deliberate differences from verl are listed in ``docs/verl-differences.md``.
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import inspect
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..._loader import load_extern_object
-from ...errors import CustomFunctionError, InvalidSampleError
-from ...scorers._base import Scorer, coerce_score
+from ...errors import InvalidSampleError
+from ...scorers._base import Scorer
+from ...scorers._custom import (
+    CustomFunctionScorer,
+    PathFunction,
+    load_custom_function,
+    load_custom_function_by_reference,
+)
 from ...scorers._registry import resolve_scorer
 from ...scorers.code import CodeScorer
 from ...types import Sample, Score, Status
@@ -45,8 +47,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-SCORE_PARAMS = ("data_source", "solution_str", "ground_truth", "extra_info")
-BATCH_SCORE_PARAMS = ("data_sources", "solution_strs", "ground_truths", "extra_infos")
 
 
 def sample_from_verl(
@@ -190,60 +190,7 @@ def default_compute_score(
 
 
 # --------------------------------------------------------------------------------------------------
-# custom reward functions
-
-
-def _check_signature(
-    fn: Callable[..., Any], params: tuple[str, ...], reward_kwargs: Mapping[str, Any]
-) -> None:
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return  # builtins without a signature: trust the caller
-    try:
-        sig.bind(**{**dict.fromkeys(params), **reward_kwargs})
-    except TypeError as exc:
-        fn_name = getattr(fn, "__name__", repr(fn))
-        raise CustomFunctionError(
-            f"custom reward function {fn_name}{sig} cannot be called as verl calls it: {exc}. "
-            f"It must accept the keyword arguments {', '.join(params)}"
-            + (f", plus reward_kwargs {sorted(reward_kwargs)}" if reward_kwargs else "")
-            + " (add **kwargs to accept extra ones such as reward_router_address)."
-        ) from None
-
-
-def load_custom_function(
-    path: str,
-    name: str | None = "compute_score",
-    reward_kwargs: Mapping[str, Any] | None = None,
-    *,
-    batch: bool = False,
-) -> Callable[..., Any]:
-    """Load a verl custom reward function and bind its ``reward_kwargs``.
-
-    The result takes verl's keyword call and merges ``{**call_kwargs, **reward_kwargs}`` (the config wins,
-    as in verl). Async functions stay async (``inspect.iscoroutinefunction`` is true for the result).
-    ``batch=True`` checks the plural signature of verl's ``batch`` manager instead.
-    """
-    name = name or "compute_score"
-    fn = load_extern_object(path, name)
-    if not callable(fn):
-        raise CustomFunctionError(f"{name!r} in {path!r} is a {type(fn).__name__}, not a function")
-    reward_kwargs = dict(reward_kwargs or {})
-    _check_signature(fn, BATCH_SCORE_PARAMS if batch else SCORE_PARAMS, reward_kwargs)
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def call_async(*args: Any, **kwargs: Any) -> Any:
-            return await fn(*args, **{**kwargs, **reward_kwargs})
-
-        return call_async
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return fn(*args, **{**kwargs, **reward_kwargs})
-
-    return call
+# custom reward functions (the loader and scorer live in the core: rewardloop.scorers._custom)
 
 
 def _cfg_get(cfg: Any, key: str, default: Any = None) -> Any:
@@ -269,97 +216,3 @@ def get_custom_reward_fn(config: Any) -> Callable[..., Any] | None:
     name = _cfg_get(section, "name") or "compute_score"
     reward_kwargs = dict(_cfg_get(section, "reward_kwargs") or {})
     return load_custom_function(path, name, reward_kwargs)
-
-
-class PathFunction:
-    """A custom function by reference: pickles as ``(path, name, reward_kwargs)`` and loads itself on first call.
-
-    This is how a function defined in a file reaches worker processes (plain pickle cannot carry it).
-    """
-
-    def __init__(self, path: str, name: str, reward_kwargs: Mapping[str, Any] | None = None) -> None:
-        self.path, self.name = path, name
-        self.reward_kwargs = dict(reward_kwargs or {})
-        self.__name__ = name
-        self._fn: Callable[..., Any] | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "name": self.name, "reward_kwargs": self.reward_kwargs}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"], state["name"], state["reward_kwargs"])  # type: ignore[misc]
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._fn is None:
-            self._fn = load_custom_function(self.path, self.name, self.reward_kwargs)
-        return self._fn(*args, **kwargs)
-
-
-def load_custom_function_by_reference(
-    path: str, name: str | None = "compute_score", reward_kwargs: Mapping[str, Any] | None = None
-) -> Callable[..., Any]:
-    """Load (and so check) a custom function; a sync one comes back as a :class:`PathFunction`, which can
-    travel to worker processes, an async one as loaded (it is awaited in the event loop)."""
-    fn = load_custom_function(path, name, reward_kwargs)
-    if inspect.iscoroutinefunction(fn):
-        return fn
-    return PathFunction(path, name or "compute_score", reward_kwargs)
-
-
-class CustomFunctionScorer(Scorer):
-    """A verl-style ``compute_score(data_source, solution_str, ground_truth, extra_info, **kw)`` as a scorer.
-
-    The function gets its own deep copy of ``extra_info``. Async functions are awaited (in a private event
-    loop when called synchronously). Results are coerced with :func:`~rewardloop.scorers._base.coerce_score`.
-    """
-
-    execution = "thread"  # type: ignore[assignment]
-
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        name: str | None = None,
-        *,
-        tokens_per_request: int | None = None,
-        **call_kwargs: Any,
-    ) -> None:
-        self.fn = fn
-        self.name = name or getattr(fn, "__name__", "custom")  # type: ignore[misc]
-        self.call_kwargs = call_kwargs
-        self.is_async = inspect.iscoroutinefunction(fn)
-        if tokens_per_request is not None:
-            # what a rate limit (tpm) charges per call: verl's estimated_tokens_per_request
-            self.estimate_tokens = _Constant(float(tokens_per_request))
-
-    def _kwargs(self, sample: Sample) -> dict[str, Any]:
-        return {
-            **self.call_kwargs,
-            "data_source": sample.task,
-            "solution_str": sample.response,
-            "ground_truth": sample.ground_truth,
-            "extra_info": sample.metadata_copy(),
-        }
-
-    def score(self, sample: Sample) -> Score:
-        result = self.fn(**self._kwargs(sample))
-        if inspect.isawaitable(result):
-            result = asyncio.run(_await(result))
-        return coerce_score(result, source=f"custom reward function {self.name!r}")
-
-    async def ascore(self, sample: Sample) -> Score:
-        result = self.fn(**self._kwargs(sample))
-        if inspect.isawaitable(result):
-            result = await result
-        return coerce_score(result, source=f"custom reward function {self.name!r}")
-
-
-class _Constant:
-    def __init__(self, value: float) -> None:
-        self.value = value
-
-    def __call__(self, *args: Any) -> float:
-        return self.value
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable

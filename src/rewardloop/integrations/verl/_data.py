@@ -20,13 +20,15 @@ from ...scorers._base import Scorer
 from ...types import Sample, Score, ScoreBatch, Status
 
 __all__ = [
+    "BASE_EXTRA_KEYS",
+    "ExtraInfoSchema",
     "ReadBatch",
     "extra_info_columns",
     "has_rm_scores",
     "read_batch",
     "reward_tensor",
     "rewards_of",
-    "verl_result",
+    "scorer_metric_types",
 ]
 
 logger = logging.getLogger(__name__)
@@ -163,19 +165,122 @@ def _sample(non_tensor: Mapping[str, Any], i: int, text: str, reward_fn_key: str
     )
 
 
-def verl_result(score: Score, reward: float, scorer: Scorer | None) -> dict[str, Any]:
-    """One sample's ``reward_extra_info``: ``{"score", **metrics}`` for dict-style results, else ``{"acc"}``.
+#: the keys every sample of every manager carries, with their types
+BASE_EXTRA_KEYS: dict[str, type] = {
+    "score": float,
+    "acc": float,
+    "reward_status": str,
+    "timeout": bool,
+    "error": str,
+}
+_MAX_LEARNED_KEYS = 64
+_MAX_ERROR_CHARS = 500
 
-    ``reward_status`` (``ok`` or the failure) is always present, so failures are visible in the trainer's
-    extra info (verl skips string columns in its metrics).
+
+def _kind(value: Any) -> type:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":  # numpy bools too
+        return bool
+    if isinstance(value, str):
+        return str
+    if isinstance(value, int | float) or (hasattr(value, "__float__") and getattr(value, "ndim", 0) == 0):
+        return float
+    return object
+
+
+class ExtraInfoSchema:
+    """One manager's fixed ``reward_extra_info`` keys, each with a type (DESIGN §3, contract 5).
+
+    verl builds its extra-info columns from the *first* sample's keys (``np.array([info[k] for info in
+    infos])``), so every sample of a manager carries the same keys with type-stable values, whatever its
+    scorer returned and however it failed:
+
+    * always: ``score`` (the reward, float), ``acc`` (the scorer's ``acc`` as a float, else the reward),
+      ``reward_status`` (``ok`` or the failure), ``timeout`` (bool) and ``error`` (the failure message,
+      ``""`` when ok);
+    * the metric keys of every scorer the manager can route to (``metric_types``), and the shaper's;
+    * keys a scorer returned that were not declared (a custom function's dict keys) are learned on first
+      sight and carried by every later sample of this manager (at most 64).
+
+    A sample without a value for a key gets a filler of the key's type: numbers get ``fill_number`` (the
+    failure reward, ``on_error``: GDPO and verl's metric reductions read these columns as float32, where
+    NaN or None would poison them), bools ``False``, strings ``""``, anything else ``None``.
     """
-    dict_style = bool(score.metrics) or bool(scorer is not None and scorer.returns_dict)
-    out: dict[str, Any] = {"score": reward, **score.metrics} if dict_style else {"acc": reward}
-    if scorer is not None and scorer.returns_dict:
-        for key in scorer.metric_keys:
-            out.setdefault(key, None)
-    out["reward_status"] = score.status.value
-    return out
+
+    def __init__(self, declared: Mapping[str, type] | None = None, fill_number: float = 0.0) -> None:
+        self.kinds: dict[str, type] = dict(BASE_EXTRA_KEYS)
+        for key, kind in (declared or {}).items():
+            self.kinds.setdefault(str(key), kind)
+        self.fill_number = float(fill_number)
+        self._warned = False
+
+    def _fill(self, kind: type) -> Any:
+        return {float: self.fill_number, bool: False, str: ""}.get(kind)
+
+    def _coerce(self, kind: type, value: Any) -> Any:
+        if value is None:
+            return self._fill(kind)
+        if kind is float:
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                return self._fill(kind)
+        if kind is bool:
+            return bool(value) if _kind(value) in (bool, float) else False
+        if kind is str:
+            return value if isinstance(value, str) else str(value)
+        return value
+
+    def learn(self, metrics: Mapping[str, Any]) -> None:
+        """Add the keys of ``metrics`` this schema has not seen (typed by their first non-None value)."""
+        for key, value in metrics.items():
+            if key in self.kinds or value is None:
+                continue
+            if len(self.kinds) - len(BASE_EXTRA_KEYS) >= _MAX_LEARNED_KEYS:
+                if not self._warned:
+                    self._warned = True
+                    logger.warning(
+                        "reward_extra_info: more than %d keys; %r and later new keys dropped",
+                        _MAX_LEARNED_KEYS,
+                        key,
+                    )
+                continue
+            self.kinds[str(key)] = _kind(value)
+
+    def rows(self, scores: Sequence[Score], rewards: Sequence[float]) -> list[dict[str, Any]]:
+        """Every sample's ``reward_extra_info``; keys new in this batch reach all of its rows."""
+        for score in scores:
+            self.learn(score.metrics)
+        return [self.row(score, reward) for score, reward in zip(scores, rewards, strict=True)]
+
+    def row(self, score: Score, reward: float) -> dict[str, Any]:
+        """One sample's ``reward_extra_info``: every key of the schema, in schema order."""
+        metrics = score.metrics
+        self.learn(metrics)
+        error = "" if score.ok else str(score.info.get("error") or score.status.value)[:_MAX_ERROR_CHARS]
+        base = {
+            "score": float(reward),
+            "acc": self._coerce(float, metrics.get("acc"))
+            if score.ok and "acc" in metrics
+            else float(reward),
+            "reward_status": score.status.value,
+            "timeout": score.status is Status.TIMEOUT,
+            "error": error,
+        }
+        out: dict[str, Any] = {}
+        for key, kind in self.kinds.items():
+            if key in base:
+                out[key] = base[key]
+            else:
+                out[key] = self._coerce(kind, metrics.get(key))
+        return out
+
+
+def scorer_metric_types(scorer: Scorer) -> dict[str, type]:
+    """The metric keys a scorer declares, with types (``metric_types``, else ``metric_keys`` as floats)."""
+    declared = dict(getattr(scorer, "metric_types", None) or {})
+    for key in getattr(scorer, "metric_keys", ()) or ():
+        declared.setdefault(key, float)
+    return declared
 
 
 def extra_info_columns(

@@ -21,7 +21,7 @@ from typing import Any
 from ..._loader import load_extern_object
 from ...config import RewardConfig, load_reward_config
 from ...errors import ConfigError
-from ._compute import load_custom_function_by_reference
+from ...scorers._custom import load_custom_function
 from ._data import extra_info_columns, has_rm_scores
 from ._managers import AbstractRewardManager, RewardManagerBase, get_reward_manager_cls
 
@@ -78,15 +78,17 @@ def load_reward_manager(
         # ours: let the manager load the function itself (by path, so it can travel to worker processes)
         return cls(config=cfg, tokenizer=tokenizer, compute_score=None, **kwargs)
     kwargs = {**dict(cfg.reward_kwargs), **reward_kwargs}
+    if _is_ours(cls) and cfg.runner:
+        kwargs.setdefault("runner_config", dict(cfg.runner))  # the classic path honours reward.runner too
     return cls(tokenizer=tokenizer, num_examine=num_examine or 0, compute_score=compute_score, **kwargs)
 
 
 def _custom_function(cfg: RewardConfig) -> Any:
-    """The configured custom function, by reference when sync (managers may ship it to worker processes)."""
+    """The configured custom function (a sync one travels to worker processes by path)."""
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    return load_custom_function_by_reference(section.path, section.name, section.reward_kwargs)
+    return load_custom_function(section.path, section.name, section.reward_kwargs)
 
 
 def _has_classic(cfg: RewardConfig) -> bool:

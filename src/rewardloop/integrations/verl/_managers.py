@@ -23,7 +23,6 @@ import asyncio
 import functools
 import inspect
 import logging
-import pickle
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -34,16 +33,17 @@ from ...managers._manager import RewardManager, custom_function_scorer
 from ...managers._shaping import OverlongPenalty
 from ...managers._tensors import response_lengths
 from ...scorers._base import Scorer, coerce_score
+from ...scorers._custom import CustomFunctionScorer
 from ...types import Sample, Score, ScoreBatch, Status
-from ._compute import CustomFunctionScorer
 from ._data import (
+    ExtraInfoSchema,
     ReadBatch,
     extra_info_columns,
     has_rm_scores,
     read_batch,
     reward_tensor,
     rewards_of,
-    verl_result,
+    scorer_metric_types,
 )
 
 __all__ = [
@@ -72,25 +72,18 @@ _LOOP: dict[str, type] = {}
 # registry (verl's semantics: re-registering the same class is fine, a different one raises)
 
 
-def register(name: str) -> Callable[[type], type]:
+def register(name: str, *, kind: str | None = None) -> Callable[[type], type]:
     """Class decorator: register a reward manager under ``name`` (case-sensitive).
 
-    Classic managers (:class:`AbstractRewardManager` subclasses) go to the classic registry, reward-loop
-    managers (:class:`RewardManagerBase`) to the loop registry, a class that is both to both. Registering a
-    different class under a taken name raises ``ValueError``; the first stays.
+    ``kind`` picks the registry: ``"classic"``, ``"loop"``, or None: classic managers
+    (:class:`AbstractRewardManager` subclasses) go to the classic registry, reward-loop managers
+    (:class:`RewardManagerBase`) to the loop registry, a class that is both to both. As in verl, any class is
+    accepted: one that subclasses neither goes by duck type (an ``async run_single`` method: loop, else
+    classic). Registering a different class under a taken name raises ``ValueError``; the first stays.
     """
 
     def decorator(cls: type) -> type:
-        targets = []
-        if issubclass(cls, AbstractRewardManager):
-            targets.append(_CLASSIC)
-        if issubclass(cls, RewardManagerBase):
-            targets.append(_LOOP)
-        if not targets:
-            raise TypeError(
-                f"{cls.__name__} must subclass AbstractRewardManager (batch __call__) "
-                "or RewardManagerBase (async run_single) to be registered"
-            )
+        targets = _registries_for(cls, kind)
         for registry in targets:
             old = registry.get(name)
             if old is not None and old is not cls:
@@ -100,6 +93,21 @@ def register(name: str) -> Callable[[type], type]:
         return cls
 
     return decorator
+
+
+def _registries_for(cls: type, kind: str | None) -> list[dict[str, type]]:
+    if kind not in (None, "loop", "classic"):
+        raise ValueError(f"kind must be 'loop', 'classic' or None, got {kind!r}")
+    if kind is not None:
+        return [_LOOP if kind == "loop" else _CLASSIC]
+    targets = []
+    if issubclass(cls, AbstractRewardManager):
+        targets.append(_CLASSIC)
+    if issubclass(cls, RewardManagerBase):
+        targets.append(_LOOP)
+    if not targets:  # verl registers any class; sort it by the interface it offers
+        targets.append(_LOOP if inspect.iscoroutinefunction(getattr(cls, "run_single", None)) else _CLASSIC)
+    return targets
 
 
 def get_reward_manager_cls(name: str, kind: str | None = None) -> type:
@@ -154,10 +162,9 @@ class BatchFunctionScorer(Scorer):
         return [coerce_score(r, source=f"batched function {self.name!r}") for r in results]
 
 
-def _function_scorer(
-    fn: Callable[..., Any] | None, *, process: bool = False, **call_kwargs: Any
-) -> Scorer | None:
-    """A verl ``compute_score`` as a scorer; ``process`` runs it in worker processes when it pickles.
+def _function_scorer(fn: Callable[..., Any] | None, **call_kwargs: Any) -> Scorer | None:
+    """A verl ``compute_score`` as a scorer: a sync one runs in killable worker processes under the default
+    deadline whenever it can travel there (see :mod:`rewardloop.scorers._custom`), in every manager.
 
     verl's own ``default_compute_score`` (which verl's ``load_reward_manager`` passes when no custom function
     is configured) is replaced by rewardloop's routing table: that is the point of switching.
@@ -166,20 +173,7 @@ def _function_scorer(
         return None
     if isinstance(fn, Scorer):
         return fn
-    scorer = CustomFunctionScorer(fn, **call_kwargs)
-    if process and not scorer.is_async:
-        try:
-            pickle.dumps(scorer)
-        except Exception as exc:
-            logger.warning(
-                "compute_score %r cannot be pickled (%s); it runs in threads instead of worker processes. "
-                "Configure it by path (custom_reward_function.path) or define it at module top level.",
-                scorer.name,
-                exc,
-            )
-        else:
-            scorer.execution = "process"  # type: ignore[misc]
-    return scorer
+    return CustomFunctionScorer(fn, **call_kwargs)
 
 
 def _is_verl_default(fn: Any) -> bool:
@@ -224,6 +218,7 @@ class _Core:
         self.strip_eos = strip_eos
         self.num_examine = num_examine
         self.on_error = float(on_error)
+        self.schema = ExtraInfoSchema(declared_metrics(manager), fill_number=self.on_error)
         self._examined: dict[str, int] = {}
 
     def read(self, data: Any) -> ReadBatch:
@@ -249,10 +244,7 @@ class _Core:
 
     def pack(self, rows: ReadBatch, batch: ScoreBatch) -> tuple[list[float], list[dict[str, Any]]]:
         rewards = rewards_of(batch, self.on_error)
-        results = []
-        for sample, score, reward in zip(rows.samples, batch, rewards, strict=True):
-            scorer = self._scorer(sample)
-            results.append(verl_result(score, reward, scorer))
+        results = self.schema.rows(list(batch), rewards)
         self._examine(rows, rewards)
         return rewards, results
 
@@ -279,12 +271,6 @@ class _Core:
         self._log_failures(batch)
         rewards, results = self.pack(rows, batch)
         return {"reward_score": rewards[0], "reward_extra_info": results[0]}
-
-    def _scorer(self, sample: Sample) -> Scorer | None:
-        try:
-            return self.manager.scorer_for(sample)
-        except Exception:
-            return None
 
     def _log_failures(self, batch: ScoreBatch) -> None:
         if batch.num_failed:
@@ -316,6 +302,29 @@ class _Core:
 
     def close(self) -> None:
         self.manager.close()
+
+
+def declared_metrics(manager: RewardManager) -> dict[str, type]:
+    """The typed metric keys of every scorer ``manager`` can use (its scorer, or every routed one) and of
+    its shapers: the static part of its extra-info schema."""
+    scorers: list[Scorer] = []
+    if manager.scorer is not None:
+        scorers.append(manager.scorer)
+    else:
+        from ...scorers._registry import ROUTES
+
+        for route in ROUTES.routes():
+            try:
+                scorers.append(manager.router.resolve(route.pattern))
+            except Exception as exc:  # a plug-in route whose scorer cannot be built: scored later, or fails then
+                logger.debug("route %s: %s", route.pattern, exc)
+    declared: dict[str, type] = {}
+    for scorer in scorers:
+        for key, kind in scorer_metric_types(scorer).items():
+            declared.setdefault(key, kind)
+    for shaper in manager.shapers:
+        declared.update(getattr(shaper, "metric_types", None) or {})
+    return declared
 
 
 def _from_rm_scores(data: Any, return_dict: bool) -> Any:
@@ -379,7 +388,6 @@ class _Classic(AbstractRewardManager):
     """Shared constructor: ``runner`` / ``runner_config`` / ``on_error`` are rewardloop's additions."""
 
     strip_eos: ClassVar[bool] = False
-    process: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -409,7 +417,7 @@ class _Classic(AbstractRewardManager):
     def _compose(self, compute_score: Any, kwargs: dict[str, Any]) -> tuple[Scorer | None, list[Any]]:
         if kwargs:
             logger.warning("%s ignores the keyword arguments %s", type(self).__name__, sorted(kwargs))
-        return _function_scorer(compute_score, process=self.process), []
+        return _function_scorer(compute_score), []
 
     def __call__(self, data: Any, return_dict: bool = False) -> Any:
         return self.core.call(data, return_dict)
@@ -461,9 +469,8 @@ class BatchRewardManager(_Classic):
 
 @register("prime")
 class PrimeRewardManager(_Classic):
-    """``prime``: sync scorers run in worker processes with per-sample deadlines; dict results are supported."""
-
-    process = True
+    """``prime``: verl's process-pool manager. Here every manager runs sync custom functions in worker
+    processes with per-sample deadlines, so ``prime`` is ``naive``; dict results are supported."""
 
 
 def _plain_cfg(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -490,7 +497,6 @@ class _Loop(RewardManagerBase):
 
     shaping: ClassVar[bool] = False
     rate_limits: ClassVar[bool] = False
-    process: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -509,9 +515,9 @@ class _Loop(RewardManagerBase):
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
         extra = _router_kwargs(reward_router_address, reward_model_tokenizer)
-        scorer = _function_scorer(compute_score, process=self.process, **extra)
+        scorer = _function_scorer(compute_score, **extra)
         if scorer is None and cfg.custom_reward_function.path:
-            scorer = custom_function_scorer(cfg, extra, rate_limits=self.rate_limits, process=self.process)
+            scorer = custom_function_scorer(cfg, extra, rate_limits=self.rate_limits)
         if scorer is None and cfg.reward_model.enable and reward_router_address:
             scorer = _disrm_scorer(cfg, reward_router_address, reward_model_tokenizer)
         manager = RewardManager.from_config(
@@ -578,10 +584,9 @@ class RemoteRewardManager(_Loop):
     """Reward loop ``remote``: sync scorers run in separate worker processes (CPU-heavy or GIL-bound code).
 
     verl starts ``num_workers`` Ray actors per reward-loop worker (``num_workers**2`` in all); here the
-    runner's worker pool (or the Ray backend's actors) does it once.
+    runner's worker pool (or the Ray backend's actors) does it once. Every manager of ours already runs
+    sync custom functions in those processes, so ``remote`` is ``naive`` under another name.
     """
-
-    process = True
 
 
 @register("rate_limited")
