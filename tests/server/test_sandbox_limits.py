@@ -46,7 +46,7 @@ LIMITS = {
     "max_stdin_bytes": 128 * KiB,
     "max_file_bytes": 16 * KiB,
     "max_files": 4,
-    "max_queued": 1,
+    "max_queued": 4,  # verl sends one request per test case at once: 3 below
     "retry_after_s": 3,
 }
 
@@ -61,7 +61,7 @@ def test_defaults_are_bounded_and_documented_values():
     assert (limits.default_memory_limit_mb, limits.max_memory_limit_mb) == (1024, 4096)
     assert limits.max_body_bytes == 64 << 20 and limits.max_stdin_bytes == 16 << 20
     assert limits.max_code_bytes == 4 << 20 and limits.max_file_bytes == 16 << 20
-    assert (limits.max_files, limits.max_queued, limits.retry_after_s) == (64, 256, 1.0)
+    assert (limits.max_files, limits.max_queued, limits.retry_after_s) == (64, 1024, 1.0)
     assert ServerConfig().run_code == limits
 
 
@@ -351,21 +351,21 @@ def test_a_full_queue_is_429_with_retry_after_and_drains(server):
     try:
         assert wait_for(lambda: processes_with(marker)), "the program never started"
         quick = {"code": "print('queued')", "language": "python", "run_timeout": 60}
-        threads = [threading.Thread(target=lambda: replies.append(post(server, quick))) for _ in range(2)]
+        # capacity = max_parallel (1) + max_queued (4): four wait in the queue, the fifth is refused
+        threads = [threading.Thread(target=lambda: replies.append(post(server, quick))) for _ in range(5)]
         for t in threads:
             t.start()
-        # capacity = max_parallel (1) + max_queued (1): one waits in the queue, the other is refused
         assert wait_for(lambda: len(replies) >= 1), "nobody was refused"
         refused = replies[0]
         assert refused.status_code == 429 and refused.headers["Retry-After"] == "3", refused.text
-        assert refused.json()["error"] == "overloaded" and refused.json()["limit"] == 2
-        assert len(replies) == 1  # the queued one still waits behind the sleeper
+        assert refused.json()["error"] == "overloaded" and refused.json()["limit"] == 5
+        assert len(replies) == 1  # the queued ones still wait behind the sleeper
     finally:
         sock.close()  # cancels the sleeper: the queued request runs
     for t in threads:
         t.join(120)
-    assert len(replies) == 2 and replies[1].status_code == 200, replies[-1].text
-    assert replies[1].json()["run_result"]["stdout"] == "queued\n"
+    assert len(replies) == 5 and [r.status_code for r in replies[1:]] == [200] * 4, replies[-1].text
+    assert all(r.json()["run_result"]["stdout"] == "queued\n" for r in replies[1:])
     assert wait_for(lambda: not processes_with(marker))
     assert_healthy(server)
 
@@ -415,3 +415,50 @@ def test_verl_sandbox_fusion_client_against_our_server(server):
     assert result["results"] == [True, True, False]
     assert result["statuses"] == ["success", "success", "wrong_answer"]
     assert result["slow"] == [-3] and result["crash"] == [-2]  # verl's timeout / runtime-error codes
+
+
+# ------------------------------------------------------------------------------------------ rewardloop serve
+
+
+@linux_only
+def test_rewardloop_serve_applies_server_run_code_and_kills_on_disconnect(tmp_path):
+    from .conftest import start_server
+
+    config = {
+        "server": {"sandbox_max_parallel": 1, "run_code": {"max_run_timeout_s": 600, "max_files": 1}},
+        "reward": {"runner": {"workers": 1}},
+    }
+    service = start_server(tmp_path, config)
+    try:
+        reply = post(service.url, {**PY, "run_timeout": 1e9})
+        assert reply.status_code == 422 and reply.json()["field"] == "run_timeout", reply.text
+        reply = post(service.url, {**PY, "files": {"a": b64(b"1"), "b": b64(b"2")}})
+        assert reply.status_code == 422 and "max_files (1)" in reply.json()["detail"]
+        marker = f"rl-serve-disconnect-{uuid.uuid4().hex}"
+        sock = open_run(service.url, sleeper(marker))
+        try:
+            assert wait_for(lambda: processes_with(marker)), "the program never started"
+        finally:
+            sock.close()
+        assert wait_for(lambda: not processes_with(marker)), "the program outlived its client"
+        assert_healthy(service.url)
+    finally:
+        service.stop()
+
+
+# ------------------------------------------------------------------------------------------ messages
+
+
+def test_public_messages_carry_no_host_path_or_process_id():
+    from rewardloop.server.sandbox_app import public_message
+
+    leaked = (
+        "sandbox infrastructure error: [Errno 17] File exists: '/proc/31549/root/tmp/sandbox/b16/x' "
+        "(holder pid 31549, base /tmp/rewardloop-sandbox-31549-abc123/work)"
+    )
+    clean = public_message(leaked)
+    assert "31549" not in clean and "/proc" not in clean and "/tmp" not in clean
+    assert clean.startswith("sandbox infrastructure error: [Errno 17] File exists: '<path>'")
+    assert public_message("no java toolchain here (needs java, javac on PATH)") == (
+        "no java toolchain here (needs java, javac on PATH)"
+    )

@@ -64,7 +64,7 @@ class RunCodeLimits:
     max_stdin_bytes: int = 16 * _MiB
     max_file_bytes: int = 16 * _MiB
     max_files: int = 64
-    max_queued: int = 256
+    max_queued: int = 1024
     retry_after_s: float = 1.0
 
     def __post_init__(self) -> None:
