@@ -1,26 +1,59 @@
-"""Per-task summaries of scored samples: count, mean reward, accuracy and failures by status."""
+"""Per-task summaries of scored samples, and the one definition of "correct" that every report uses.
+
+**Accuracy** (``rewardloop score``, ``report``, ``audit``, ``rescore`` and the group statistics): an ``ok``
+sample is correct when the scorer reports ``acc`` (a bool or number: truthy = correct), else
+``info['correct']``, else when its reward is full marks (``>= 1``). So geometry3k's 0.1 format reward and
+Search-R1's 0.25 are not correct answers; DAPO's ``-1`` / ``+1`` are wrong / correct. Failed samples
+(timeouts, errors) are neither: they are counted apart, never as wrong answers.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .types import Score
 
-__all__ = ["TaskSummary", "format_table", "is_correct", "summarize"]
+__all__ = [
+    "TaskSummary",
+    "correct_of",
+    "format_table",
+    "is_correct",
+    "row_correct",
+    "summarize",
+    "top_errors",
+]
+
+FULL_MARKS = 1.0
+
+
+def correct_of(ok: bool, value: Any, metrics: Any = None, info: Any = None) -> bool | None:
+    """The accuracy rule (module docstring) on raw parts; ``None`` when the sample failed."""
+    if not ok:
+        return None
+    for source in (
+        metrics.get("acc") if isinstance(metrics, Mapping) else None,
+        info.get("correct") if isinstance(info, Mapping) else None,
+    ):
+        if isinstance(source, bool | int | float) and not (isinstance(source, float) and math.isnan(source)):
+            return bool(source)
+    if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
+        return False
+    return value >= FULL_MARKS - 1e-9
 
 
 def is_correct(score: Score) -> bool | None:
-    """Whether an ok score judged the response correct: the scorer's ``acc`` metric, else
-    ``info['correct']``, else full marks (reward >= 1). ``None`` for failed samples."""
-    if not score.ok:
-        return None
-    for source in (score.metrics.get("acc"), score.info.get("correct")):
-        if isinstance(source, bool | int | float):
-            return bool(source)
-    return (score.value or 0.0) >= 1.0 - 1e-9
+    """Whether an ok score judged the response correct (module docstring); ``None`` for failed samples."""
+    return correct_of(score.ok, score.value, score.metrics, score.info)
+
+
+def row_correct(row: Mapping[str, Any]) -> bool | None:
+    """:func:`is_correct` for a row written by ``rewardloop score`` (``status``, ``score``, ``metrics``, ``info``)."""
+    return correct_of(row.get("status") == "ok", row.get("score"), row.get("metrics"), row.get("info"))
 
 
 @dataclass
@@ -68,6 +101,23 @@ def summarize(items: Iterable[tuple[str, Score]]) -> list[TaskSummary]:
     return [*sorted(by_task.values(), key=lambda s: s.task), total]
 
 
+_LINE_NO = re.compile(r"\bline \d+\b")
+
+
+def top_errors(scores: Iterable[Score], n: int = 5) -> list[tuple[str, str, int]]:
+    """The ``n`` most frequent failure messages as ``(status, message, count)``, most frequent first.
+
+    A message is its first line, clipped to 200 characters; line numbers of bad input lines are merged.
+    """
+    counts: Counter[tuple[str, str]] = Counter()
+    for score in scores:
+        if score.ok:
+            continue
+        message = str(score.info.get("error") or "(no message)").splitlines() or ["(no message)"]
+        counts[(score.status.value, _LINE_NO.sub("line N", message[0])[:200])] += 1
+    return [(st, msg, c) for (st, msg), c in counts.most_common(n)]
+
+
 def format_table(summaries: list[TaskSummary]) -> str:
     """A plain-text table: task, n, mean reward, accuracy, failures by status."""
     header = ("data_source", "n", "mean", "acc", "failed")
@@ -77,14 +127,50 @@ def format_table(summaries: list[TaskSummary]) -> str:
         mean = "-" if math.isnan(s.mean_reward) else f"{s.mean_reward:.3f}"
         acc = "-" if math.isnan(s.accuracy) else f"{s.accuracy:.3f}"
         lines.append((s.task, str(s.count), mean, acc, failed))
+    return _grid(header, lines, left=(0, 4))
+
+
+def format_groups(stats: Sequence[Any], max_k: int = 8) -> str:
+    """The group statistics (:func:`rewardloop._groups.group_stats`) as a table; pass@k columns up to ``max_k``
+    (and pass@n when n is larger)."""
+    if not stats:
+        return ""
+    n = stats[-1].max_n
+    ks = sorted({k for k in range(1, min(n, max_k) + 1)} | {n})
+    header = ("data_source", "groups", "n", *(f"pass@{k}" for k in ks), "mean@n", "std", "all-equal")
+    lines = []
+    for st in stats:
+        cells = [st.task, str(st.groups), str(st.max_n)]
+        cells += [_num(st.pass_at.get(k)) for k in ks]
+        cells += [_num(st.mean_at_n), _num(st.reward_std), _pct(st.all_equal_share)]
+        lines.append(tuple(cells))
+    return _grid(header, lines, left=(0,))
+
+
+def format_errors(errors: Sequence[tuple[str, str, int]]) -> str:
+    """The top error messages, one per line with their count."""
+    if not errors:
+        return ""
+    width = max(len(str(c)) for _, _, c in errors)
+    return "\n".join(f"  {str(c).rjust(width)} x {st}: {msg}" for st, msg, c in errors)
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _grid(header: tuple[str, ...], lines: list[tuple[str, ...]], left: tuple[int, ...]) -> str:
     widths = [max(len(r[i]) for r in [header, *lines]) for i in range(len(header))]
 
     def fmt(row: tuple[str, ...]) -> str:
         cells = (
-            c.ljust(w) if i in (0, 4) else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
         )
-        return "  ".join(cells)
+        return "  ".join(cells).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([fmt(header), rule, *(fmt(r) for r in lines[:-1]), rule, fmt(lines[-1])])

@@ -210,7 +210,13 @@ def test_score(response, truth, reward):
 def test_score_info():
     result = run("Step 1: think.\nStep 2: so \\boxed{5}", "5")
     assert result.value == 1.0
-    assert result.info == {"extracted": "5", "format_ok": True, "matched": True, "rule": "normalized"}
+    assert result.info == {
+        "extracted": "5",
+        "format_ok": True,
+        "answer_found": True,
+        "matched": True,
+        "rule": "normalized",
+    }
     wrong = run("The answer is \\boxed{x}", "5")
     assert wrong.info["rule"] is None and wrong.info["format_ok"] is False and wrong.info["matched"] is False
 

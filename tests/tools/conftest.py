@@ -1,13 +1,16 @@
+import itertools
 import json
 
 import pytest
+
+_index = itertools.count()
 
 
 def row(gt, response, source="my_math", **extra):
     return {
         "data_source": source,
         "reward_model": {"style": "rule", "ground_truth": gt},
-        "extra_info": {"index": 0, "level": extra.pop("level", "1")},
+        "extra_info": {"index": next(_index), "level": extra.pop("level", "1")},
         "response": response,
         **extra,
     }

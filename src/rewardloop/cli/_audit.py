@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..errors import ConfigError
@@ -79,6 +80,21 @@ def run(args: argparse.Namespace) -> int:
             runner=runner,
             top=args.top,
         )
+    if args.labels is not None and report.missing_labels == len(samples):
+        from .._suggest import did_you_mean
+
+        paths = _paths(rows[:50])
+        raise ConfigError(
+            f"--labels {args.labels!r}: no row has a usable label there (bools, 0/1, numbers or 'true'/'false'), "
+            f"so nothing was compared{did_you_mean(args.labels, paths)}; fields: {', '.join(paths)}"
+        )
+    if report.compared == 0:
+        print(
+            "rewardloop: error: audit compared 0 samples (every sample failed on one side)", file=sys.stderr
+        )
+        code = 1
+    else:
+        code = 0
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(report.to_json())
@@ -91,4 +107,17 @@ def run(args: argparse.Namespace) -> int:
     if skipped:
         text += f"\n\n{skipped} invalid rows skipped"
     print(text)
-    return 0
+    return code
+
+
+def _paths(rows: list[Any]) -> list[str]:
+    """The dotted paths (two levels deep) present in ``rows``."""
+    found: set[str] = set()
+    for row in rows:
+        if not isinstance(row, dict):
+            continue
+        for key, value in row.items():
+            found.add(str(key))
+            if isinstance(value, dict):
+                found.update(f"{key}.{sub}" for sub in value)
+    return sorted(found)

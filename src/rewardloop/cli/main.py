@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import logging
+import os
+import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import RewardLoopError
@@ -16,75 +17,40 @@ from ..errors import RewardLoopError
 __all__ = ["build_parser", "main"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" for a mistyped command, choice or flag."""
+
+    def error(self, message: str) -> NoReturn:
+        from .._suggest import did_you_mean
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            message += did_you_mean(choice[1], re.findall(r"'([^']*)'", choice[2]))
+        unknown = re.search(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            flags = _all_flags(self)
+            hints = [f"{a}{did_you_mean(a, flags)}" for a in unknown[1].split() if a.startswith("-")]
+            hints = [h for h in hints if "did you mean" in h]
+            if hints:
+                message += "; " + "; ".join(hints)
+        super().error(message)
+
+
+def _all_flags(parser: argparse.ArgumentParser) -> list[str]:
+    flags: list[str] = []
+    for action in parser._actions:
+        flags += [o for o in action.option_strings if o.startswith("--")]
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags += _all_flags(sub)
+    return sorted(set(flags))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rewardloop", description="Turn LLM rollouts into rewards.")
+    parser = _Parser(prog="rewardloop", description="Turn LLM rollouts into rewards.")
     parser.add_argument("--version", action="version", version=f"rewardloop {__version__}")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("score", help="score a JSONL/Parquet file of rollouts in verl's dataset layout")
-    p.add_argument(
-        "input", help="rows with data_source, reward_model.ground_truth, extra_info and a response column"
-    )
-    p.add_argument(
-        "-o", "--output", help="where to write the scored rows (.jsonl or .parquet); default: none"
-    )
-    p.add_argument(
-        "--response-key", default="response", help="column holding the response text (default: response)"
-    )
-    p.add_argument(
-        "--custom-function",
-        metavar="FILE.py:NAME",
-        help="score with a verl-style compute_score function instead of the routing table",
-    )
-    p.add_argument(
-        "--reward-kwargs",
-        type=json.loads,
-        default=None,
-        metavar="JSON",
-        help="JSON object of keyword arguments for the custom function (they win over call kwargs)",
-    )
-    p.add_argument(
-        "--route",
-        action="append",
-        default=[],
-        metavar="TASK=SCORER",
-        help="route a data_source to a registered scorer (repeatable)",
-    )
-    p.add_argument(
-        "--route-prefix",
-        action="append",
-        default=[],
-        metavar="PREFIX=SCORER",
-        help="route every data_source starting with PREFIX to a scorer (repeatable)",
-    )
-    p.add_argument(
-        "--timeout", type=float, default=None, help="per-sample deadline in seconds (default: the scorer's)"
-    )
-    p.add_argument(
-        "--workers", type=int, default=2, help="parallel workers (per Ray actor with --ray; default: 2)"
-    )
-    p.add_argument("--ray", action="store_true", help="score on a pool of Ray actors (needs rewardloop[ray])")
-    p.add_argument(
-        "--ray-address",
-        default=None,
-        metavar="ADDRESS",
-        help="Ray cluster to join (e.g. auto or host:6379; default: RAY_ADDRESS, else a new local one)",
-    )
-    p.add_argument(
-        "--ray-actors", type=int, default=2, metavar="N", help="Ray actors to score on (default: 2)"
-    )
-    p.add_argument(
-        "--on-error",
-        type=float,
-        default=None,
-        help="reward written for failed samples (default: null, i.e. excluded)",
-    )
-    p.add_argument("--summary-json", help="also write the per-data_source summary as JSON here")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-
-    p = sub.add_parser("list", help="list scorers and the data_source routing table")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = sub.add_parser("sandbox", help="the local code sandbox")
     sandbox_sub = p.add_subparsers(dest="sandbox_command", required=True, metavar="SUBCOMMAND")
@@ -116,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 # ``add_parser(subparsers) -> None`` (cheap: argparse only, heavy imports stay inside ``run``)
 # and ``run(args) -> int``. A module that is not present yet is skipped.
 _COMMANDS: dict[str, str] = {
+    "score": "._score",
+    "rescore": "._rescore",
+    "list": "._list",
     "serve": "._serve",
     "router": "._router",
     "prepare": "._prepare",
@@ -148,21 +117,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        if args.command == "score":
-            from ._score import run_score
-
-            return run_score(args)
-        if args.command == "list":
-            from ._score import run_list
-
-            return run_list(args)
         if args.command == "sandbox" and args.sandbox_command == "serve":
             return _serve(args)
         if args.command in _COMMANDS:
             return int(_command_module(args.command, _COMMANDS[args.command]).run(args))
     except RewardLoopError as exc:
-        print(f"rewardloop: error: {exc}", file=sys.stderr)
+        from .._suggest import suggestion_for
+
+        print(f"rewardloop: error: {exc}{suggestion_for(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (``rewardloop list --json | head``): not an error worth a traceback.
+        # stdout is pointed at devnull so that the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a killed writer
     return 1  # pragma: no cover - argparse rejects unknown commands
 
 

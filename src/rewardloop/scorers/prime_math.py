@@ -659,8 +659,9 @@ class PrimeMathScorer(Scorer):
     """verl's ``prime_math`` (NuminaMath sources): 1.0 if the extracted answer is equivalent, else 0.0.
 
     ``info`` holds ``extracted`` (clipped to 1000 characters), ``format_ok`` (the response has ``Step 2:``
-    and a ``\\box``; informational, as in verl), ``matched`` (a marker or box was found and the answer has a
-    digit) and ``rule`` (which rule accepted the answer, or None).
+    and a ``\\box``; informational, as in verl), ``answer_found`` (a marker or box was found and the answer
+    has a digit), ``matched`` (the answer matched the ground truth) and ``rule`` (which rule accepted the
+    answer, or None).
     """
 
     name = "prime_math"
@@ -691,7 +692,8 @@ def _result(response: str, extracted: str, matched: bool, rule: str | None) -> S
     info = {
         "extracted": extracted[:_INFO_CLIP],
         "format_ok": "Step 2:" in response and "\\box" in response,
-        "matched": matched,
+        "answer_found": matched,
+        "matched": rule is not None,  # the answer matched the ground truth (not merely: an answer was found)
         "rule": rule,
     }
     return Score(value=1.0 if rule is not None else 0.0, info=info)

@@ -6,6 +6,8 @@
   agreement, confusion matrix, false-positive / false-negative rates, top disagreements (JSON + HTML).
 * :func:`build_report` — a self-contained HTML report with plots of a scored file (needs the
   ``report`` extra: matplotlib).
+* :func:`compare_scored` — the flips between a scored file and the same rollouts scored again
+  (``rewardloop rescore``): right→wrong, wrong→right, ok→failure, with counts and examples.
 
 Importing this package is cheap; scoring and plotting libraries load on first use.
 """
@@ -13,14 +15,17 @@ Importing this package is cheap; scoring and plotting libraries load on first us
 from ._audit import AuditReport, Disagreement, audit, label_value, verdict_of
 from ._explain import Explanation, explain, explanation_from_score
 from ._report import ReportData, build_report, report_data
+from ._rescore import RescoreReport, compare_scored
 
 __all__ = [
     "AuditReport",
     "Disagreement",
     "Explanation",
     "ReportData",
+    "RescoreReport",
     "audit",
     "build_report",
+    "compare_scored",
     "explain",
     "explanation_from_score",
     "label_value",

@@ -5,8 +5,9 @@ and returns an :class:`AuditReport`: agreement, the 2x2 confusion matrix (``B``/
 reference), false-positive and false-negative rates of ``A``, failure counts of each side, and the
 top disagreements with their explanations (:mod:`._explain`).
 
-A verdict is "correct" when the score is ``ok`` and its value is positive (so DAPO's +1/-1 and the
-usual 1/0 both work). Failed samples (timeouts, parse errors ...) are never counted as wrong answers:
+A verdict is "correct" by the one accuracy definition shared with ``score`` and ``report``
+(:func:`rewardloop._summary.is_correct`: the scorer's ``acc`` when it reports one, else full marks; so
+DAPO's +1/-1 and the usual 1/0 both work, and a 0.1 format score is wrong). Failed samples (timeouts, parse errors ...) are never counted as wrong answers:
 they are reported apart and left out of the confusion matrix. Labels may be bools, 0/1, or numbers
 (positive = correct); a missing label leaves its sample out.
 """
@@ -28,10 +29,11 @@ __all__ = ["AuditReport", "Disagreement", "audit", "label_value", "verdict_of"]
 
 
 def verdict_of(score: Score) -> bool | None:
-    """True (correct) / False (wrong) for an ok score; None for a failed one."""
-    if not score.ok or score.value is None:
-        return None
-    return score.value > 0
+    """True (correct) / False (wrong) for an ok score (:func:`rewardloop._summary.is_correct`); None for a
+    failed one."""
+    from .._summary import is_correct
+
+    return is_correct(score)
 
 
 def label_value(value: Any) -> bool | None:
