@@ -42,6 +42,7 @@ LIMITS = {
     "default_memory_limit_mb": 256,
     "max_memory_limit_mb": 1024,  # verl sends 1024 by default
     "max_body_bytes": 512 * KiB,
+    "body_timeout_s": 2,
     "max_code_bytes": 64 * KiB,
     "max_stdin_bytes": 128 * KiB,
     "max_file_bytes": 16 * KiB,
@@ -60,6 +61,7 @@ def test_defaults_are_bounded_and_documented_values():
     assert (limits.default_compile_timeout_s, limits.max_compile_timeout_s) == (10.0, 60.0)
     assert (limits.default_memory_limit_mb, limits.max_memory_limit_mb) == (1024, 4096)
     assert limits.max_body_bytes == 64 << 20 and limits.max_stdin_bytes == 16 << 20
+    assert limits.body_timeout_s == 60.0
     assert limits.max_code_bytes == 4 << 20 and limits.max_file_bytes == 16 << 20
     assert (limits.max_files, limits.max_queued, limits.retry_after_s) == (64, 1024, 1.0)
     assert ServerConfig().run_code == limits
@@ -255,6 +257,32 @@ def test_body_over_the_limit_is_a_413_with_or_without_content_length(server):
 
     reply = httpx.post(server + "/run_code", content=chunks(), timeout=60)
     assert reply.status_code == 413 and "max_body_bytes" in reply.json()["detail"]
+    assert_healthy(server)
+
+
+def read_to_close(sock: socket.socket) -> str:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data.decode()
+
+
+@linux_only
+def test_a_stalled_body_is_a_408_and_frees_its_queue_place(server):
+    host, port = server.removeprefix("http://").split(":")
+    stalled = []
+    try:
+        for _ in range(5):  # max_parallel + max_queued: all places; each must give its place back
+            sock = socket.create_connection((host, int(port)), timeout=60)
+            stalled.append(sock)
+            sock.sendall(b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        for sock in stalled:  # the server's 2 s body_timeout_s ends each; our wait is 60 s
+            answer = read_to_close(sock)
+            assert answer.startswith("HTTP/1.1 408"), answer
+            assert "body_timeout_s (2 s)" in answer
+    finally:
+        for sock in stalled:
+            sock.close()
     assert_healthy(server)
 
 

@@ -45,6 +45,8 @@ class RunCodeLimits:
             "no limit"; this server always has one).
         max_memory_limit_mb: a request asking for more gets 422.
         max_body_bytes: a larger request body gets 413.
+        body_timeout_s: a body not received in full within this time gets 408 (a client that sends
+            headers and then stalls would otherwise hold a queue place forever).
         max_code_bytes, max_stdin_bytes: UTF-8 size of ``code`` / ``stdin``; more gets 422.
         max_file_bytes: decoded size of each ``files`` entry; more gets 422.
         max_files: entries in ``files`` (and in ``fetch_files``); more gets 422.
@@ -60,6 +62,7 @@ class RunCodeLimits:
     default_memory_limit_mb: int = 1024
     max_memory_limit_mb: int = 4096
     max_body_bytes: int = 64 * _MiB
+    body_timeout_s: float = 60.0
     max_code_bytes: int = 4 * _MiB
     max_stdin_bytes: int = 16 * _MiB
     max_file_bytes: int = 16 * _MiB
@@ -72,6 +75,7 @@ class RunCodeLimits:
             _check_positive(name, getattr(self, name), "run_code.")
         _check_positive("max_compile_timeout_s", self.max_compile_timeout_s, "run_code.")
         _check_positive("retry_after_s", self.retry_after_s, "run_code.")
+        _check_positive("body_timeout_s", self.body_timeout_s, "run_code.")
         for name in ("default_memory_limit_mb", "max_memory_limit_mb", "max_body_bytes", "max_code_bytes"):
             _check_int(name, getattr(self, name), 1, prefix="run_code.")
         for name in ("max_stdin_bytes", "max_file_bytes", "max_files", "max_queued"):

@@ -144,21 +144,22 @@ def public_message(message: str) -> str:
 
 
 class Refused(Exception):
-    """A request this server does not run: HTTP ``status`` (413 or 422) naming ``field`` and ``limit``."""
+    """A request this server does not run: HTTP ``status`` (408, 413 or 422) naming ``field`` and
+    ``limit``."""
 
     def __init__(self, status: int, field: str, detail: str, limit: Any = None) -> None:
         super().__init__(detail)
         self.status, self.field, self.detail, self.limit = status, field, detail, limit
 
     def response(self) -> JSONResponse:
-        error = "too_large" if self.status == 413 else "invalid_request"
+        error = {413: "too_large", 408: "timeout"}.get(self.status, "invalid_request")
         body = {"error": error, "field": self.field, "limit": self.limit, "detail": self.detail}
         return JSONResponse(body, status_code=self.status, headers=_closing(self.status))
 
 
 def _closing(status: int) -> dict[str, str]:
-    # a 413 may leave the body unread: the connection cannot carry another request
-    return {"Connection": "close"} if status == 413 else {}
+    # a 413 or 408 may leave the body unread: the connection cannot carry another request
+    return {"Connection": "close"} if status in (408, 413) else {}
 
 
 @dataclass(frozen=True)
@@ -482,11 +483,18 @@ async def _installed(sb: Sandbox, language: str) -> bool:
 
 async def _handle(sb: Sandbox, limits: RunCodeLimits, request: Request) -> Response:
     try:
-        job = parse_request(_decode_json(await _read_body(request, limits.max_body_bytes)), limits)
+        body = await asyncio.wait_for(_read_body(request, limits.max_body_bytes), limits.body_timeout_s)
+        job = parse_request(_decode_json(body), limits)
     except Refused as refusal:
         return refusal.response()
     except ClientDisconnect:
         return Response(status_code=400)  # nobody reads it
+    except asyncio.TimeoutError:
+        return Refused(
+            408,
+            "body",
+            f"the request body did not arrive within body_timeout_s ({limits.body_timeout_s:g} s)",
+        ).response()
     try:
         installed = await _installed(sb, job.language)
     except Exception as exc:  # cannot start, closed or broken: SandboxFusion's SandboxError
