@@ -147,6 +147,11 @@ def test_raw_protocol_shapes_files_and_refusals(client):
         client.run_code("x", "cobol")
     with pytest.raises(InfraError, match=r"422.*relative"):
         client.run_code("x", "python", files={"/etc/evil": "x"})
+    # the server's limits (default max_run_timeout_s 60) are a 4xx, never retried as an outage
+    with pytest.raises(InfraError, match=r"422 \(not retried\).*max_run_timeout_s"):
+        client.run("print(1)", limits=Limits(wall_s=1e9))
+    with pytest.raises(InfraError, match=r"422 \(not retried\).*lone surrogate"):
+        client.run_code("print('\ud800')", "python")
 
 
 @linux_only
