@@ -399,3 +399,71 @@ def test_equivalences(gold, answer, reward):
 @pytest.mark.parametrize(("gold", "answer"), PRECISION_HACKS)
 def test_coarse_answers_to_precise_golds_score_zero(gold, answer):
     assert _verdict(gold, f"\\boxed{{{answer}}}").value == 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# answer phrases, chains, labels and presentation seen in other graders' cases and real outputs
+
+RESPONSES = [
+    # a final-answer phrase after the last box is the final answer (Minerva format)
+    (
+        "10455",
+        "so the interest is $\\boxed{255}$. Then 10,200 + 255 = 10,455.\nFinal Answer: The final answer is $10,455$. I hope it is correct.",
+        1.0,
+    ),
+    (
+        "(\\frac15,\\frac16)",
+        "Thus $(p,q) = \\boxed{\\left( \\frac{1}{5}, \\frac{1}{6} \\right)}.$ Final Answer: The final answer is $\\left( \\frac{1}{5}, \\frac{1}{6} \\right)$.",
+        1.0,
+    ),
+    ("4", "So $\\boxed{4}$. The answer is 3.", 0.0),  # a different value right after the box: a hedge
+    ("4", "So $\\boxed{4}$. I hope the answer is clear.", 1.0),  # prose without a value is not an answer
+    # prose answers: the value after the last "is"
+    ("120", "Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", 1.0),
+    ("120", "Final Answer: The volume is not 120.", 0.0),
+    ("9", "Answer \\[ 9 \\]", 1.0),
+    ("9", "Answer $ 9 $", 1.0),
+    # labelled components boxed one by one
+    (
+        "y_{1}=-2 x^{2}+4 x+3, y_{2}=3 x^{2}+12 x+10",
+        "\\($y_1 = \\boxed{-2(x - 1)^2 + 5} \\) and \\( y_2 = \\boxed{3(x + 2)^2 - 2} \\)",
+        1.0,
+    ),
+]
+
+
+@pytest.mark.parametrize(("gold", "response", "reward"), RESPONSES)
+def test_answer_phrases_and_components(gold, response, reward):
+    assert _verdict(gold, response).value == reward
+
+
+ANSWERS = [
+    ("x = 11", "x = 5+5+1 = 7 = 11", 1.0),  # a chain states its last value
+    ("11", "x = 5+5+1 = 11", 1.0),
+    ("11", "x = 11 = 12", 0.0),
+    ("(3,2)", "(p,q)=(3,2)", 1.0),
+    ("(p,q)=(3,2)", "(3,2)", 1.0),
+    ("(p,q)=(3,2)", "(2,3)", 0.0),
+    ("4, 5", "AB=4, CD=5", 1.0),
+    ("1", "|AB|=1", 1.0),
+    ("7:32", "S_{MBCN}:S=7:32", 1.0),
+    ("\\frac{1}{\\sqrt{6}}", "\\frac{NO}{BO}=\\frac{1}{\\sqrt{6}}", 1.0),
+    ("5", "2+3=5", 0.0),  # a computation is not a label
+    ("5", "x+y=5", 0.0),
+    ("(0,1)", "0<f(x)<1", 1.0),
+    ("x \\ge 5", "x >= 5", 1.0),
+    ("x \\ne 3", "x != 3", 1.0),
+    ("28\\%", "28 pct", 1.0),
+    ("125", "125\\textnormal{ miles}", 1.0),
+    ("32349", "32,\\! 349", 1.0),
+    ("32349", "32, 349", 0.0),  # a comma and a space separate list items, not thousands
+    ("(11,7), (7,11)", "(11,7)or(7,11)", 1.0),
+    ("185", "185\\ ", 1.0),
+    ("(3, \\frac{\\pi}{2})", "\\\\left( 3, \\\\frac{\\\\pi}{2} \\\\right)", 1.0),  # escaped twice
+    ("12, 13", '\\"12 and 13\\"', 1.0),
+]
+
+
+@pytest.mark.parametrize(("gold", "answer", "reward"), ANSWERS)
+def test_chains_labels_and_presentation(gold, answer, reward):
+    assert _verdict(gold, f"\\boxed{{{answer}}}").value == reward

@@ -55,7 +55,8 @@ _TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _PHRASES = re.compile(
     r"(?i:(?:final\s+answer|the\s+answer|answer)(?:\s+is)?\s*(?::|is)\s*)"
     r"|^\s*####\s*"
-    r"|^\s*A\s*:\s*",
+    r"|^\s*A\s*:\s*"
+    r"|^\s*\**(?i:answer)\**\s*(?=\$|\\\[|\\\()",  # "Answer $9$", "Answer \\[ 9 \\]"
     re.MULTILINE,
 )
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n")
@@ -78,6 +79,11 @@ def extract_answers(response: str) -> Extraction:
     text = response[-MAX_RESPONSE_CHARS:]
     boxes = _all_boxes(text)
     if boxes:
+        after = _last_phrase(text, boxes[-1][1][1])
+        if after is not None and _MATHY.search(
+            after[0]
+        ):  # "\\boxed{255} ... Final Answer: The final answer is $10,455$"
+            boxes.append(after)
         return Extraction(tuple(b for b, _ in boxes), "boxed", tuple(s for _, s in boxes), text)
     tags = [(m.group(1).strip(), m.span()) for m in _TAG.finditer(text) if m.group(1).strip()]
     if tags:
@@ -129,19 +135,37 @@ def _box_body(text: str, j: int, closers: dict[int, int]) -> tuple[str | None, i
     return None, j
 
 
+_MATHY = re.compile(r"[\d$\\]")
+# "The volume of $V$ is 120": in a prose answer, the value follows its last "is" / "are" / "equals"
+_PROSE_VALUE = re.compile(r"^(?:[^\n]*\s)?(?:is|are|equals|be)\s+(?!not\b)(.+)$", re.DOTALL)
+
+
 def _last_phrase_answer(text: str) -> str | None:
+    found = _last_phrase(text, 0)
+    return None if found is None else found[0]
+
+
+def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
+    """The answer of the last answer phrase at or after ``start``, and its span."""
     last = None
-    for last in _PHRASES.finditer(text):  # noqa: B007 - we want the last match
+    for last in _PHRASES.finditer(text, start):  # noqa: B007 - we want the last match
         pass
     if last is None:
         return None
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
-    answer = _cut_sentence(rest.lstrip("*_ \t"))
-    return answer[:MAX_PHRASE_ANSWER].strip().strip("*_").strip() or None
+    answer = _cut_sentence(rest.lstrip("*_ \t"))[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+    if len(_WORDS.findall(answer.replace("$", " "))) >= 3:
+        m = _PROSE_VALUE.match(answer)
+        if m and _MATHY.search(m.group(1)):
+            answer = m.group(1).strip()
+    return (answer, (last.start(), last.end() + len(rest))) if answer else None
 
 
 def _cut_sentence(rest: str) -> str:
     """The answer ends at a newline, or at a sentence-ending period outside math mode and braces."""
+    for opener, closer in (("\\[", "\\]"), ("$$", "$$")):  # display math may span lines
+        if rest.startswith(opener) and closer in rest[len(opener) :]:
+            return rest[: rest.index(closer, len(opener)) + len(closer)]
     depth, dollars = 0, 0
     for i, ch in enumerate(rest):
         if ch == "\n" and depth <= 0 and i > 0 and rest[:i].strip():
@@ -223,6 +247,8 @@ class Selection:
 
 _WORK_MATH = re.compile(r"=|\\(?:frac|times|cdot|div|sqrt|le|ge|Rightarrow|implies)|\d")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+# "... and \\( y_2 = " right before a box names it; it is not work
+_TRAILING_LABEL = re.compile(r"(?:\\?[A-Za-z]+)(?:_\{?\w{1,3}\}?)?(?:\([\w,\s]{1,12}\))?\s*=\s*[$(\\]*$")
 #: a gap with math in it and at least this many characters (or this many words of prose) is more work
 WORK_MIN_CHARS = 12
 WORK_MIN_WORDS = 12
@@ -235,7 +261,7 @@ def _is_work(gap: str) -> bool:
     final group. Anything with a computation in it (``=``, a digit, ``\\frac`` ...) of a dozen characters,
     or a dozen words of prose, is.
     """
-    core = gap.strip().strip("$.,;:!()[]\\ \n\t")
+    core = _TRAILING_LABEL.sub("", gap.strip().strip("$.,;:!()[]\\ \n\t")).strip()
     if _WORK_MATH.search(core) and len(core) >= WORK_MIN_CHARS:
         return True
     return len(_WORDS.findall(core)) >= WORK_MIN_WORDS

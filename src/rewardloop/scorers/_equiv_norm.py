@@ -37,13 +37,13 @@ _REPLACE = (
     ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"),
     ("\u222a", "\\cup"), ("\u2229", "\\cap"), ("\u2208", "\\in"), ("\u2260", "\\ne"), ("\u00b1", "\\pm"),
     ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
-    ("\\Bbb{R}", "\\R"),
+    ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"),
 )  # fmt: skip
 _WRAPPERS = re.compile(
-    r"\\(?:boxed|fbox|text|textbf|textit|textrm|mathrm|mathbf|mathit|mbox|operatorname|boldsymbol|mathsf|mathnormal)\s*\{"
+    r"\\(?:boxed|fbox|text|textbf|textit|textrm|mathrm|mathbf|mathit|mbox|operatorname|boldsymbol|mathsf|mathnormal|textnormal|textsf|textup)\s*\{"
 )
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree")
-_PERCENT = re.compile(r"\\?%|\\percent\b|\s*percent\b")
+_PERCENT = re.compile(r"\\?%|\\percent\b|\s*(?:percent(?:age)?|pct)\b")
 _THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _GROUP_SEP = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~)(?=\d{3}(?!\d))")
 _MD_BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$", re.DOTALL)
@@ -59,12 +59,18 @@ _UNIT_WORDS = (
 # a unit is only removed when separated from the value by a space (so that "2h" stays a product)
 _TRAILING_UNITS = re.compile(rf"(?<=[\d\}})])\s+(?:{_UNIT_WORDS})(?:\s*\^\s*\{{?[23]\}}?)?\s*$", re.I)
 _INF = re.compile(r"\\inf(?!ty)\b|(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])")
-_OR_AND = re.compile(r"\s+(?:or|and)\s+|\\(?:text|mbox)\{\s*(?:or|and)\s*\}")
+_OR_AND = re.compile(r"\s+(?:or|and)\s+|(?<=\))(?:or|and)(?=\()|\\(?:text|mbox)\{\s*(?:or|and)\s*\}")
 _LEADING_UNIT_WORD = re.compile(r"^(?:\\\$|\$|USD\s*)")
 _SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
 _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 _SPACES = re.compile(r"\s+")
+# a doubly escaped command (two backslashes before ``frac``: JSON or a Python string escaped twice) is the
+# command itself; not inside environments, where two backslashes end a matrix row
+_DOUBLE_ESCAPE = re.compile(
+    r"\\\\(?=(?:left|right|frac|dfrac|tfrac|sqrt|pi|infty|boxed|cdot|times|text|le|ge|pm)(?![a-z]))"
+)
+_TRAILING_BACKSLASH = re.compile(r"(?<!\\)\\$")
 _UNARY_PLUS_INF = re.compile(r"(^|[(\[,])\+(?=\\infty)")
 _LOG = re.compile(r"\\log(?![A-Za-z_])")  # \log without a base is the natural log in final answers
 # "x \in [a, b]" / "\lambda\in(0,1)": the variable and "\in" only name the set
@@ -75,13 +81,14 @@ def normalize(text: str) -> str:
     """The answer with its presentation removed; whitespace-free except inside text words."""
     if not isinstance(text, str):
         return ""
-    s = text.strip()
+    s = text if "\\begin" in text else _DOUBLE_ESCAPE.sub(r"\\", text)
+    s = _TRAILING_BACKSLASH.sub("", s.strip()).strip()
     if len(s) > MAX_ANSWER_CHARS:
         return _SPACES.sub("", s)
     prev = None
-    while prev != s:  # "**$4$**" and "$**4**$" alike
+    while prev != s:  # "**$4$**", "$**4**$" and '"$4$"' alike
         prev = s
-        s = _strip_delims(_strip_markdown(s))
+        s = _strip_delims(_strip_markdown(_strip_quotes(s)))
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
     for token in _DROP:
         s = s.replace(token, " ")
@@ -107,7 +114,7 @@ def normalize(text: str) -> str:
     compact = _compact(s).replace("\x01", "\\\\")
     compact = _IN_PREFIX.sub("", _UNARY_PLUS_INF.sub(r"\1", compact))
     s = s.replace("\x01", "\\\\")
-    if _THOUSANDS.match(compact):
+    if _THOUSANDS.match(compact) and not re.search(r",\s", text):  # "32, 349" is a list
         return compact.replace(",", "")
     if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
         return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
@@ -128,6 +135,13 @@ def _strip_markdown(s: str) -> str:
     while m:
         s = (m.group(1) or m.group(2)).strip()
         m = _MD_BOLD.match(s)
+    return s
+
+
+def _strip_quotes(s: str) -> str:
+    for q in ('\\"', '"'):
+        if len(s) > 2 * len(q) and s.startswith(q) and s.endswith(q):
+            return s[len(q) : -len(q)].strip()
     return s
 
 
@@ -279,9 +293,10 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
         if sep in s and len(split_top(s, sep)) >= 2:
             parts = [p for p in split_top(s, sep) if p.strip()]
             return Node("list", s, tuple(parse_structure(p, depth=depth + 1) for p in parts))
-    if s.count("=") == 1 and "\\le" not in s and "\\ge" not in s and not _INEQ.search(s):
-        lhs, rhs = s.split("=")
-        if lhs.strip() and rhs.strip():
+    if "=" in s and "\\le" not in s and "\\ge" not in s and not _INEQ.search(s):
+        sides = s.split("=")  # "x = 5 + 5 + 1 = 11" states x = 11: a chain keeps its ends
+        lhs, rhs = sides[0], sides[-1]
+        if all(side.strip() for side in sides):
             left = parse_structure(lhs, depth=depth + 1)
             right = parse_structure(rhs, depth=depth + 1)
             return Node("eq", s, (left, right))

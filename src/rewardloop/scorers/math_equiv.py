@@ -464,9 +464,23 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\\A-Za-z]){re.escape(name)}(?![A-Za-z])", text) is not None
 
 
+_LABEL_COMMANDS = re.compile(
+    rf"\\(?:frac|overline|angle|triangle|measuredangle|mathrm|operatorname|{_GREEK})(?![A-Za-z])|_\{{?\w{{1,4}}\}}?"
+)
+
+
 def _is_label(node: Node) -> bool:
-    """A left-hand side that only names the answer: ``x``, ``\\lambda``, ``f(x)``, ``x(t)``, ``T(10)``."""
-    return _is_var(node) or _function_lhs(node) is not None
+    """A left-hand side that only names the answer: ``x``, ``\\lambda``, ``f(x)``, ``x(t)``, ``T(10)``,
+    ``(p, q)``, ``AB``, ``|AB|``, ``V_1:V_2``, ``\\frac{NO}{BO}`` (names, no numbers or operators)."""
+    if _is_var(node) or _function_lhs(node) is not None:
+        return True
+    if node.kind == "tuple" and node.open == "(":
+        return all(_is_var(k) for k in node.items)
+    if node.kind not in ("expr", "text") or len(node.text) > 24:  # "AB" reads as a word
+        return False
+    rest = _LABEL_COMMANDS.sub("", node.text)
+    rest = re.sub(r"[{}|:]", "", rest)
+    return rest.isascii() and rest.isalpha()
 
 
 def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
@@ -541,12 +555,12 @@ def _as_interval(node: Node) -> Node | None:
     parts = re.split(r"(\\le|\\ge|\\lt|\\gt|<|>)", node.text)
     if len(parts) == 3:
         a, op, b = parts[0], _OPS[parts[1]], parts[2]
-        if _is_var(parse_structure(a)):
+        if _is_bound(parse_structure(a)):
             return _interval_from(op, b)
-        if _is_var(parse_structure(b)):
+        if _is_bound(parse_structure(b)):
             return _interval_from(_flip(op), a)
         return None
-    if len(parts) == 5 and _is_var(parse_structure(parts[2])):
+    if len(parts) == 5 and _is_bound(parse_structure(parts[2])):
         lo_op, hi_op = _OPS[parts[1]], _OPS[parts[3]]
         if lo_op[0] == "<" and hi_op[0] == "<":
             open_, close = "(" if lo_op == "<" else "[", ")" if hi_op == "<" else "]"
@@ -555,6 +569,11 @@ def _as_interval(node: Node) -> Node | None:
             open_, close = "(" if hi_op == ">" else "[", ")" if lo_op == ">" else "]"
             return _interval(open_, parts[4], parts[0], close)
     return None
+
+
+def _is_bound(node: Node) -> bool:
+    """What an inequality bounds: a variable, or a function value (``0 < f(x) < 1``)."""
+    return _is_var(node) or _function_lhs(node) is not None
 
 
 def _flip(op: str) -> str:
