@@ -35,6 +35,8 @@ the remaining tests are marked ``compile_error`` without running.
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import math
 import re
@@ -42,6 +44,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from ._sandbox import Sandbox, default_sandbox
@@ -112,7 +115,7 @@ class TestCase:
 
     stdin: str = ""
     expected: Any = None
-    snippet: str = ""  # the assert (MBPP) or check (HumanEval) code appended to the program
+    snippet: str = ""  # the assert (MBPP) or the test defining check (HumanEval), run by the checker
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ class TestSuite:
 
     kind: str
     cases: tuple[TestCase, ...]
-    fn_name: str | None = None
+    fn_name: str | None = None  # call-based: the function; HumanEval: the entry point
     prefix: str = ""  # HumanEval prompt, placed before the code
     setup: str = ""  # MBPP test_setup_code, placed after the code
 
@@ -228,8 +231,7 @@ def _parse_humaneval(spec: Mapping[str, Any]) -> TestSuite:
         raise TestSpecError('"test" and "prompt" must be strings')
     if not isinstance(entry, str) or not entry.isidentifier():
         raise TestSpecError(f'"entry_point" must be a Python identifier, got {entry!r}')
-    snippet = f"{test}\n\ncheck({entry})\n"
-    return TestSuite("humaneval", (TestCase(snippet=snippet),), prefix=prompt)
+    return TestSuite("humaneval", (TestCase(snippet=test),), fn_name=entry, prefix=prompt)
 
 
 # ------------------------------------------------------------------------------------------ comparison
@@ -293,53 +295,58 @@ def compare_values(got: Any, expected: Any, float_tol: float | None = None) -> b
 
 # ------------------------------------------------------------------------------------------ programs
 
-_DRIVER = """
 
-def _rl_harness_main():
-    import json as _json
-    import sys as _sys
-
-    _args = _json.loads(_sys.stdin.read())
-    _name = {name!r}
-    _fn = globals().get(_name)
-    if not callable(_fn):
-        _cls = globals().get("Solution")
-        if _cls is None or not hasattr(_cls, _name):
-            raise NameError("no function or Solution method named " + _name)
-        _fn = getattr(_cls(), _name)
-    _result = _fn(*_args)
-
-    def _plain(value):
-        if isinstance(value, (set, frozenset)):
-            try:
-                return sorted(value)
-            except TypeError:
-                return list(value)
-        raise TypeError("result of type " + type(value).__name__ + " is not JSON serialisable")
-
-    try:
-        _text = _json.dumps(_result, default=_plain)
-    except (TypeError, ValueError) as _exc:
-        _sys.stdout.write("\\n" + {marker!r} + "!" + str(_exc) + "\\n")
-        return
-    _sys.stdout.flush()
-    _sys.stdout.write("\\n" + {marker!r} + "=" + _text + "\\n")
-    _sys.stdout.flush()
+@functools.cache
+def _driver_source() -> str:
+    return (Path(__file__).parent / "_harness_driver.py").read_text(encoding="utf-8")
 
 
-_rl_harness_main()
-"""
+def _free_names(*sources: str) -> list[str]:
+    """Names the sources read but never bind: what the checker may have to take from the program."""
+    loaded: set[str] = set()
+    bound: set[str] = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue  # the checker reports it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):
+                bound.add(node.arg)
+            elif isinstance(node, ast.alias):
+                bound.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bound.add(node.name)
+    return sorted(loaded - bound)
 
 
-def _program(suite: TestSuite, code: str, case: TestCase, marker: str) -> str:
+def _request(suite: TestSuite, code: str, case: TestCase, nonce: str) -> str | None:
+    """The driver's stdin for a python-only suite (``None`` for stdin/stdout suites)."""
     if suite.kind == "stdio":
-        return code
+        return None
     if suite.kind == "call":
-        return code + _DRIVER.format(name=suite.fn_name, marker=marker)
-    if suite.kind == "humaneval":
+        body = {"code": code, "fn_name": suite.fn_name, "args": json.loads(case.stdin)}
+    elif suite.kind == "humaneval":
         prefix = suite.prefix if not suite.prefix or suite.prefix.endswith("\n") else suite.prefix + "\n"
-        return f"{prefix}{code}\n\n{case.snippet}"
-    return f"{code}\n\n{suite.setup}\n\n{case.snippet}\n"
+        body = {
+            "code": prefix + code,
+            "prompt": suite.prefix,
+            "test": case.snippet,
+            "entry": suite.fn_name,
+            "free": _free_names(case.snippet),
+        }
+    else:
+        body = {
+            "code": f"{code}\n\n{suite.setup}\n",
+            "setup": suite.setup,
+            "test": case.snippet,
+            "free": _free_names(case.snippet),
+        }
+    return json.dumps({"nonce": nonce, "kind": suite.kind, **body})
 
 
 def _tail(text: str) -> str:
@@ -352,7 +359,19 @@ def _clip(value: Any) -> str:
     return text if len(text) <= _DETAIL_CHARS // 2 else text[: _DETAIL_CHARS // 2] + "..."
 
 
-def _judge(suite: TestSuite, case: TestCase, run: RunResult, marker: str, float_tol: float | None) -> tuple:
+def _verdict(stdout: str, nonce: str) -> dict[str, Any] | None:
+    """The checker's one line ``<nonce> <JSON object>``; anything else on stdout is no verdict."""
+    head = nonce + " "
+    if not stdout.startswith(head) or not stdout.endswith("\n") or stdout.count("\n") != 1:
+        return None
+    try:
+        verdict = json.loads(stdout[len(head) :])
+    except ValueError:
+        return None
+    return verdict if type(verdict) is dict and type(verdict.get("v")) is str else None
+
+
+def _judge(suite: TestSuite, case: TestCase, run: RunResult, nonce: str, float_tol: float | None) -> tuple:
     status = run.status
     if status is RunStatus.SANDBOX_ERROR:
         return TestStatus.SANDBOX_ERROR, run.error or "sandbox error"
@@ -364,28 +383,42 @@ def _judge(suite: TestSuite, case: TestCase, run: RunResult, marker: str, float_
         return TestStatus.MEMORY_EXCEEDED, None
     if status is RunStatus.OUTPUT_EXCEEDED:
         return TestStatus.RUNTIME_ERROR, "output limit exceeded"
+    if suite.kind != "stdio":
+        return _judge_driver(case, run, nonce, float_tol)
     if not run.ok:
-        how = f"exit code {run.exit_code}" if run.signal is None else f"signal {run.signal}"
-        return TestStatus.RUNTIME_ERROR, f"{how}: {_tail(run.stderr)}"
-    if suite.kind in ("humaneval", "mbpp"):
+        return TestStatus.RUNTIME_ERROR, f"{_how(run)}: {_tail(run.stderr)}"
+    if case.expected is None or compare_stdout(run.stdout, case.expected, float_tol):
         return TestStatus.PASSED, None
-    if suite.kind == "stdio":
-        if case.expected is None or compare_stdout(run.stdout, case.expected, float_tol):
+    return TestStatus.WRONG_ANSWER, f"expected {_clip(case.expected)!r}, got {_clip(run.stdout)!r}"
+
+
+def _how(run: RunResult) -> str:
+    return f"exit code {run.exit_code}" if run.signal is None else f"signal {run.signal}"
+
+
+def _judge_driver(case: TestCase, run: RunResult, nonce: str, float_tol: float | None) -> tuple:
+    """Only the checker's verdict line counts; an exit code, or any other output, never passes."""
+    verdict = _verdict(run.stdout, nonce)
+    kind = verdict["v"] if verdict is not None else None
+    detail = verdict.get("detail") if verdict is not None else None
+    detail = detail if isinstance(detail, str) else ""
+    if kind == "harness_error":
+        return TestStatus.SANDBOX_ERROR, f"the harness could not start: {detail}"
+    if kind == "failed":
+        return TestStatus.RUNTIME_ERROR, _tail(detail)
+    if kind == "unserialisable":
+        return TestStatus.WRONG_ANSWER, _tail(detail)
+    if run.exit_code == 0 and kind == "passed":
+        return TestStatus.PASSED, None
+    if run.exit_code == 0 and kind == "result" and "value" in verdict:
+        got = verdict["value"]
+        if compare_values(got, case.expected, float_tol):
             return TestStatus.PASSED, None
-        return TestStatus.WRONG_ANSWER, f"expected {_clip(case.expected)!r}, got {_clip(run.stdout)!r}"
-    at = run.stdout.rfind("\n" + marker)
-    if at < 0:
-        return TestStatus.RUNTIME_ERROR, "the function did not return (the program exited early)"
-    line = run.stdout[at + 1 + len(marker) :].split("\n", 1)[0]
-    if line.startswith("!"):
-        return TestStatus.WRONG_ANSWER, line[1:]
-    try:
-        got = json.loads(line[1:])
-    except ValueError:
-        return TestStatus.WRONG_ANSWER, "the result could not be decoded"
-    if compare_values(got, case.expected, float_tol):
-        return TestStatus.PASSED, None
-    return TestStatus.WRONG_ANSWER, f"expected {_clip(case.expected)}, got {_clip(got)}"
+        return TestStatus.WRONG_ANSWER, f"expected {_clip(case.expected)}, got {_clip(got)}"
+    return (
+        TestStatus.RUNTIME_ERROR,
+        f"the checks did not run to completion ({_how(run)}): {_tail(run.stderr)}",
+    )
 
 
 def run_tests(
@@ -415,9 +448,13 @@ def run_tests(
     cases: Sequence[TestCase] = suite.cases if max_tests is None else suite.cases[:max_tests]
     results: list[TestResult] = []
     for index, case in enumerate(cases):
-        marker = "@@rl-result-" + secrets.token_hex(8)
-        run = sb.run(_program(suite, code, case, marker), language, stdin=case.stdin, limits=limits)
-        status, detail = _judge(suite, case, run, marker, float_tol)
+        nonce = secrets.token_hex(16)
+        request = _request(suite, code, case, nonce)
+        if request is None:
+            run = sb.run(code, language, stdin=case.stdin, limits=limits)
+        else:
+            run = sb.run(_driver_source(), "python", stdin=request, limits=limits)
+        status, detail = _judge(suite, case, run, nonce, float_tol)
         results.append(TestResult(index, status, detail, round(run.wall_s, 4)))
         if status is TestStatus.SANDBOX_ERROR:
             break
