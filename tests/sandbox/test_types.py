@@ -200,7 +200,7 @@ def test_import_is_cheap_and_starts_nothing():
 
 
 def test_compile_outputs_with_links_are_refused(tmp_path):
-    from rewardloop.sandbox._sandbox import _unsafe_artefact
+    from rewardloop.sandbox._cache import unsafe_artefact as _unsafe_artefact
 
     out = tmp_path / "out"
     (out / "pkg").mkdir(parents=True)

@@ -103,6 +103,8 @@ _SYSTEM_TREES = (
     "/dev",
 )
 _SYSTEM = ("/", *_SYSTEM_TREES)
+# The device nodes a sandbox's /dev holds (each its own bind mount, so each must allow devices).
+DEVICE_NODES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 _WORKSPACE = "/tmp/sandbox"  # inside the holder's namespace, on the tmpfs that covers /tmp
 _UNSHARE_SIGKILL = b"unshare: sigprocmask unblock failed: Invalid argument\n"
 
@@ -134,28 +136,51 @@ def project_root() -> str | None:
     return None
 
 
-def plan_mounts(extra_hidden: Iterable[str], keep_visible: Iterable[str]) -> MountPlan:
-    """Hide the defaults, the project checkout, the current directory and ``extra_hidden``; keep
-    ``keep_visible`` (toolchains, the compile cache) reachable at their paths."""
+def plan_mounts(
+    extra_hidden: Iterable[str], keep_visible: Iterable[str], defaults: Iterable[str] = DEFAULT_HIDDEN
+) -> MountPlan:
+    """Hide ``defaults``, the project checkout, the current directory and ``extra_hidden`` (a symbolic
+    link is followed: its target is hidden); keep ``keep_visible`` (toolchain directories or files)
+    reachable at their paths, except any that is ``/``, a home directory or above one."""
     derived = [p for p in (project_root(), _cwd(), *_unusual_top_level()) if p]
     derived = [p for p in derived if not any(_under(p, s) for s in _SYSTEM_TREES)]
-    visible = sorted({os.path.abspath(p) for p in keep_visible} | {os.path.realpath(p) for p in keep_visible})
+    visible = {p for raw in keep_visible for p in (os.path.abspath(raw), os.path.realpath(raw))}
+    visible = {p for p in visible if not too_broad_to_expose(p)}
     hidden: list[str] = []
-    for raw in sorted({*DEFAULT_HIDDEN, *derived, *extra_hidden}, key=len):
-        path = os.path.realpath(raw)
-        if path in _SYSTEM or not os.path.isdir(path) or (os.path.islink(raw) and raw in DEFAULT_HIDDEN):
+    for path in sorted({os.path.realpath(raw) for raw in (*defaults, *derived, *extra_hidden)}, key=len):
+        if path in _SYSTEM or not os.path.isdir(path):
             continue
         if any(_under(path, h) for h in hidden) or any(_under(path, v) for v in visible):
             continue
         hidden.append(path)
     exposed: list[tuple[str, str]] = []
     for target in sorted(visible, key=len):
-        if not os.path.isdir(target) or not any(_under(target, h) for h in hidden):
+        if not os.path.exists(target) or not any(_under(target, h) for h in hidden):
             continue
         if any(_under(target, t) for t, _ in exposed):
             continue
         exposed.append((target, os.path.realpath(target)))
     return MountPlan(tuple(hidden), tuple(exposed))
+
+
+def home_directories() -> set[str]:
+    """This user's ``$HOME``, ``/root`` and the homes of the machine's login accounts (uid >= 1000)."""
+    homes = {os.path.expanduser("~"), "/root"}
+    with contextlib.suppress(Exception):
+        import pwd
+
+        homes.update(pw.pw_dir for pw in pwd.getpwall() if pw.pw_uid >= 1000 and pw.pw_uid != 65534)
+    homes = {os.path.realpath(h) for h in homes if h and os.path.isabs(h)}
+    return {h for h in homes if h != "/" and not any(_under(h, t) for t in _SYSTEM_TREES)} | {"/root"}
+
+
+def too_broad_to_expose(path: str) -> bool:
+    """Would keeping ``path`` visible expose far more than a toolchain: ``/``, a default hidden
+    directory, a home directory, or a directory above one?"""
+    path = os.path.realpath(path)
+    if path == "/" or path in DEFAULT_HIDDEN:
+        return True
+    return any(_under(home, path) for home in home_directories())
 
 
 def unreachable_for_others(path: str, plan: MountPlan) -> str | None:
@@ -203,6 +228,8 @@ def _probe(mode: str) -> str | None:
         return "needs Linux"
     if not shutil.which("prlimit"):
         return "util-linux prlimit not found"
+    if mode != "none" and not shutil.which("setpriv"):
+        return "util-linux setpriv not found (it drops capabilities and sets no_new_privs)"
     if mode == "unshare":
         if os.geteuid() != 0:
             return "needs root (it mounts, switches uid and creates namespaces)"
@@ -272,19 +299,33 @@ def prlimit_command(
     return [*argv, "--"]
 
 
+def privileges_command(uid: int | None) -> list[str]:
+    """``setpriv``: ``no_new_privs``, empty bounding, inheritable and ambient capability sets, and (when
+    ``uid`` is given, i.e. we are root) the run's own uid and gid with no supplementary groups."""
+    argv = ["setpriv", "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all"]
+    if uid is not None:
+        argv += [f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    return [*argv, "--"]
+
+
 @dataclass(frozen=True)
 class Workdir:
-    """A run's working directory: ``inner`` as the program sees it, ``host`` as the parent reaches it."""
+    """A run's working directory: ``inner`` as the program sees it, ``host`` as the parent reaches it.
+    ``build``: the compile cache entry (``<key>/<artefact>``, relative to the cache directory) bound
+    read-only into it as ``./<artefact>``, for a compiled program's run."""
 
     name: str
     inner: str
     host: str
+    build: str | None = None
 
 
 class Backend:
     """Base: private directories on the host, no namespaces (the ``none`` backend)."""
 
     name = "none"
+    # mount points that may allow device nodes (see unsafe_mounts)
+    device_nodes: tuple[str, ...] = DEVICE_NODES
     drops_privileges = False
     has_quota = False
     rusage_complete = True  # wait4 on the first process accounts the program's CPU time
@@ -296,21 +337,26 @@ class Backend:
     # switch); CPU accounting where wait4 does not see the program.
     cgroup_controllers: tuple[str, ...] = ("memory", "pids")
 
-    def __init__(self, base: str, plan: MountPlan) -> None:
+    def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
         self._base = base
         self._plan = plan
+        self._cache_dir = cache_dir
         os.makedirs(os.path.join(base, "w"), mode=0o711, exist_ok=True)
 
     def start(self) -> None:
         """Prepare long-lived state (the unshare holder); cheap and idempotent."""
 
-    def make_workdir(self, quota_bytes: int, inodes: int, uid: int) -> Workdir:
+    def make_workdir(self, quota_bytes: int, inodes: int, uid: int, build: str | None = None) -> Workdir:
+        """A fresh working directory for ``uid``; ``build`` (a cache entry's ``<key>/<artefact>``) appears
+        in it as ``./<artefact>``."""
         name = secrets.token_hex(6)
         host = os.path.join(self._base, "w", name)
         os.mkdir(host, 0o700)
         if uid != os.geteuid():
             os.chown(host, uid, uid)
-        return Workdir(name, host, host)
+        if build is not None and self._cache_dir is not None:  # no isolation: a link to the entry
+            os.symlink(os.path.join(self._cache_dir, build), os.path.join(host, os.path.basename(build)))
+        return Workdir(name, host, host, build)
 
     def remove_workdir(self, wd: Workdir) -> None:
         _force_rmtree(wd.host)
@@ -354,14 +400,24 @@ class BwrapBackend(Backend):
     rusage_complete = False  # bwrap reports the exit status over a pipe; nobody reaps through to us
     cgroup_controllers = ("memory", "cpuacct")
 
-    def __init__(self, base: str, plan: MountPlan) -> None:
-        super().__init__(base, plan)
+    # the device nodes of bwrap's --dev, and its private devpts instance
+    device_nodes = (*DEVICE_NODES, "/dev/pts")
+
+    def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
+        super().__init__(base, plan, cache_dir)
         self.drops_privileges = os.geteuid() == 0
 
+    def make_workdir(self, quota_bytes: int, inodes: int, uid: int, build: str | None = None) -> Workdir:
+        wd = super().make_workdir(quota_bytes, inodes, uid)  # the build is bound in by wrap()
+        return Workdir(wd.name, wd.inner, wd.host, build)
+
     def wrap(self, inner: list[str], wd: Workdir, uid: int, network: bool) -> list[str]:
-        argv = ["bwrap", "--dev-bind", "/", "/"]
+        # --bind (not --dev-bind): bwrap remounts / and every mount below it nosuid,nodev, and fails if
+        # it cannot; --dev then replaces /dev with a few device nodes
+        argv = ["bwrap", "--bind", "/", "/"]
         for path in self._plan.hidden:
-            argv += ["--tmpfs", path]
+            if not _under(path, "/dev"):  # replaced by --dev below
+                argv += ["--tmpfs", path]
         for target, source in self._plan.exposed:
             # bwrap makes missing parents 0700, which the run's uid could not cross: make them 0755
             for parent in _parents_below(target, self._plan.hidden):
@@ -369,14 +425,16 @@ class BwrapBackend(Backend):
             argv += ["--ro-bind", source, target]
         for parent in _parents_below(wd.host, self._plan.hidden):
             argv += ["--perms", "0755", "--dir", parent]
-        argv += ["--bind", wd.host, wd.host, "--proc", "/proc", "--dev", "/dev"]
+        argv += ["--bind", wd.host, wd.host]
+        if wd.build is not None and self._cache_dir is not None:
+            source = os.path.join(self._cache_dir, wd.build)
+            argv += ["--ro-bind", source, os.path.join(wd.host, os.path.basename(wd.build))]
+        argv += ["--proc", "/proc", "--dev", "/dev"]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         if not network:
             argv.append("--unshare-net")
         argv += ["--die-with-parent", "--new-session", "--chdir", wd.host, "--"]
-        if self.drops_privileges:
-            argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-        return argv + inner
+        return argv + privileges_command(uid if self.drops_privileges else None) + inner
 
     def fix_outcome(self, out: Outcome) -> None:
         # bwrap's init exits with 128 + N when the program died of signal N. A program that exits with
@@ -406,24 +464,30 @@ class UnshareBackend(Backend):
     has_quota = True
     cgroup_controllers = ("memory",)
 
-    def __init__(self, base: str, plan: MountPlan) -> None:
+    def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
         self._base = base
         self._plan = plan
+        self._cache_dir = cache_dir
         if "/tmp" not in plan.hidden or os.path.realpath("/tmp") != "/tmp":
             raise ConfigError("isolation='unshare' needs /tmp to be a real directory it can cover")
         self._lock = threading.Lock()
         self._holder: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
+        # A holder that cannot start (e.g. a mount it cannot make nosuid) is not fatal here: every run
+        # then tries again and fails closed with a sandbox error that says why.
         with self._lock:
             if self._holder is None or self._holder.poll() is not None:
-                self._holder = _start_holder(self._plan)
+                try:
+                    self._holder = _start_holder(self._plan, self._cache_dir)
+                except OSError as exc:
+                    log.warning("%s", exc)
 
     def _request(self, line: str) -> None:
         with self._lock:
             holder = self._holder
             if holder is None or holder.poll() is not None:
-                holder = self._holder = _start_holder(self._plan)
+                holder = self._holder = _start_holder(self._plan, self._cache_dir)
             assert holder.stdin is not None and holder.stdout is not None
             try:
                 holder.stdin.write(line + "\n")
@@ -434,11 +498,11 @@ class UnshareBackend(Backend):
         if answer != "ok":
             raise OSError(f"sandbox mount holder: {answer or 'no answer (holder died)'}")
 
-    def make_workdir(self, quota_bytes: int, inodes: int, uid: int) -> Workdir:
+    def make_workdir(self, quota_bytes: int, inodes: int, uid: int, build: str | None = None) -> Workdir:
         name = secrets.token_hex(6)
-        self._request(f"mk {name} {quota_bytes} {inodes} {uid}")
+        self._request(f"mk {name} {quota_bytes} {inodes} {uid}" + (f" {build}" if build else ""))
         inner = f"{_WORKSPACE}/{name}"
-        return Workdir(name, inner, f"/proc/{self._pid()}/root{inner}")
+        return Workdir(name, inner, f"/proc/{self._pid()}/root{inner}", build)
 
     def remove_workdir(self, wd: Workdir) -> None:
         with contextlib.suppress(OSError):
@@ -455,8 +519,8 @@ class UnshareBackend(Backend):
         argv += ["--pid", "--fork", "--kill-child", "--mount-proc", "--ipc", "--uts"]
         if not network:
             argv.append("--net")
-        argv += ["--setuid", str(uid), "--setgid", str(uid), "--wd", wd.inner, "--"]
-        return argv + inner
+        argv += ["--wd", wd.inner, "--"]
+        return argv + privileges_command(uid) + inner
 
     def popen_cwd(self, wd: Workdir) -> str:
         return "/"
@@ -493,15 +557,75 @@ def _stop(proc: subprocess.Popen[str]) -> None:
                 stream.close()
 
 
+# The mount check, shared by the holder (which runs it as source, without importing rewardloop) and the
+# tests: which mounts a process can reach lack ``nosuid``/``nodev``, from its /proc/self/mountinfo.
+_MOUNT_CHECK_SOURCE = r"""
+def unsafe_mounts(mountinfo, device_nodes=()):
+    # Every mount a process can reach must be nosuid and nodev; ``device_nodes`` (mount points of
+    # single device nodes bound in, and a private devpts) only need nosuid. A mount is reachable when its
+    # parent is, nothing is mounted on top of it, and no sibling covers a directory on its way.
+    mounts = {}
+    for line in mountinfo.splitlines():
+        left, _, _ = line.partition(" - ")
+        fields = left.split()
+        if len(fields) < 6:
+            continue
+        point = fields[4]
+        for code in ("\\040", "\\011", "\\012", "\\134"):
+            point = point.replace(code, chr(int(code[1:], 8)))
+        mounts[fields[0]] = (fields[1], point, set(fields[5].split(",")))
+
+    def under(path, root):
+        return path != root and (root == "/" or path.startswith(root + "/"))
+
+    def reachable(mid, seen=()):
+        parent, point, _ = mounts[mid]
+        if mid in seen:
+            return False
+        if any(p == mid and q == point for p, q, _ in mounts.values()):
+            return False  # something is mounted on top of it
+        if parent not in mounts:
+            return True  # the root of this namespace
+        siblings = [q for k, (p, q, _) in mounts.items() if p == parent and k != mid]
+        if any(under(point, q) for q in siblings):
+            return False
+        return reachable(parent, (*seen, mid))
+
+    bad = []
+    for mid, (_, point, options) in mounts.items():
+        if not reachable(mid):
+            continue
+        missing = [flag for flag in ("nosuid", "nodev") if flag not in options]
+        if point in device_nodes:
+            missing = [flag for flag in missing if flag != "nodev"]
+        if missing:
+            bad.append("%s (no %s)" % (point, ", ".join(missing)))
+    return sorted(bad)
+"""
+_check_namespace: dict[str, object] = {}
+exec(_MOUNT_CHECK_SOURCE, _check_namespace)  # defines a plain function; no side effect
+
+
+def unsafe_mounts(mountinfo: str, device_nodes: Sequence[str] = DEVICE_NODES) -> list[str]:
+    """The reachable mounts of a ``/proc/<pid>/mountinfo`` text that lack ``nosuid`` or ``nodev``
+    (``device_nodes`` need only ``nosuid``), as ``"point (no flag)"`` lines."""
+    check = _check_namespace["unsafe_mounts"]
+    return check(mountinfo, tuple(device_nodes))  # type: ignore[operator,no-any-return]
+
+
 # The holder: runs as root in its own mount namespace (``unshare --mount``), sets the mounts up, answers
-# "mk NAME SIZE INODES UID" / "rm NAME" requests on stdin, and exits (dropping the namespace) at EOF.
+# "mk NAME SIZE INODES UID [BUILD]" / "rm NAME" requests on stdin, and exits (dropping the namespace) at
+# EOF. Set-up fails closed: if any mount the runs can reach is not nosuid and nodev, it says so and exits.
 _HOLDER_SOURCE = r"""
-import ctypes, json, os, sys
+import ctypes, json, os, re, stat, sys
 cfg = json.loads(sys.argv[1])
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = (ctypes.c_char_p,) * 3 + (ctypes.c_ulong, ctypes.c_char_p)
 libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
-RDONLY, NOSUID, NODEV, REMOUNT, BIND, REC, DETACH = 1, 2, 4, 32, 4096, 16384, 2
+libc.syscall.restype = ctypes.c_long
+RDONLY, NOSUID, NODEV, NOEXEC, REMOUNT, BIND, REC, DETACH = 1, 2, 4, 8, 32, 4096, 16384, 2
+SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, ATTR_NOSUID, ATTR_NODEV = 442, -100, 0x8000, 2, 4
+DEVICES = cfg["devices"]
 
 def enc(s):
     return None if s is None else s.encode()
@@ -511,45 +635,105 @@ def mount(src, dst, fstype, flags, data):
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err), dst)
 
-fds = [(target, os.open(source, os.O_PATH | os.O_DIRECTORY)) for target, source in cfg["exposed"]]
-for path in cfg["hidden"]:
-    mount("tmpfs", path, "tmpfs", NOSUID | NODEV, "mode=755,size=4m,nr_inodes=65536")
-for target, fd in fds:
-    os.makedirs(target, mode=0o755, exist_ok=True)
-    mount("/proc/self/fd/%d" % fd, target, None, BIND | REC, None)
+def mountinfo():
+    with open("/proc/self/mountinfo") as fh:
+        return fh.read()
+
+def nosuid_nodev_everywhere():
+    # One call for the whole tree, mounts hidden under others included (Linux >= 5.12) ...
+    attr = (ctypes.c_uint64 * 4)(ATTR_NOSUID | ATTR_NODEV, 0, 0, 0)
+    args = (ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), b"/", ctypes.c_uint(AT_RECURSIVE))
+    if libc.syscall(*args, ctypes.byref(attr), ctypes.c_size_t(32)) == 0:
+        return
+    # ... else one remount per mount point, keeping each one's other flags; the check below fails
+    # closed on any mount this misses.
+    st_to_ms = {1: RDONLY, 8: NOEXEC, 1024: 1024, 2048: 2048, 4096: 1 << 21}
+    for line in mountinfo().splitlines():
+        point = line.split()[4].replace("\\040", " ")
+        try:
+            st = os.statvfs(point).f_flag
+            flags = REMOUNT | BIND | NOSUID | NODEV
+            flags |= sum(ms for bit, ms in st_to_ms.items() if st & bit)
+            mount(None, point, None, flags, None)
+        except OSError:
+            pass
+
+def private_dev():
+    # A fresh /dev: the harmless device nodes, each bound in from the host's, and nothing else.
+    nodes = [(path, os.open(path, os.O_PATH)) for path in DEVICES if os.path.exists(path)]
+    mount("tmpfs", "/dev", "tmpfs", NOSUID | NODEV, "mode=755,size=64k,nr_inodes=64")
+    for path, fd in nodes:
+        open(path, "w").close()
+        mount("/proc/self/fd/%d" % fd, path, None, BIND, None)
+        mount(None, path, None, REMOUNT | BIND | NOSUID, None)  # nodev is what a device node cannot have
+        os.close(fd)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, "/dev/" + name)
+    os.mkdir("/dev/shm", 0o755)
+    os.mkdir("/dev/pts", 0o755)
+
+def bind_read_only(source, target):
+    mount(source, target, None, BIND | REC, None)
     mount(None, target, None, REMOUNT | BIND | RDONLY | NOSUID | NODEV, None)
-    os.close(fd)
-# No set-uid programs inside: remount the system's own mounts nosuid (keeping their other flags).
-ST_TO_MS = {1: RDONLY, 2: NOSUID, 4: NODEV, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}
-with open("/proc/self/mountinfo") as fh:
-    points = [line.split()[4] for line in fh]
-for point in points:
-    if point != "/" and not point.startswith(("/usr/", "/opt/", "/var/", "/etc/", "/boot/")):
-        continue
-    try:
-        st = os.statvfs(point).f_flag
-        flags = REMOUNT | BIND | NOSUID
-        for st_bit, ms_bit in ST_TO_MS.items():
-            if st & st_bit:
-                flags |= ms_bit
-        mount(None, point, None, flags, None)
-    except OSError:
-        pass
-ws = cfg["workspace"]
-os.makedirs(ws, mode=0o711, exist_ok=True)
-os.chmod(ws, 0o711)
+
+def setup():
+    fds = [(target, os.open(source, os.O_PATH)) for target, source in cfg["exposed"]]
+    cache = os.open(cfg["cache"], os.O_PATH | os.O_DIRECTORY) if cfg["cache"] else None
+    nosuid_nodev_everywhere()
+    for path in cfg["hidden"]:
+        if path != "/dev" and not path.startswith("/dev/"):
+            mount("tmpfs", path, "tmpfs", NOSUID | NODEV, "mode=755,size=4m,nr_inodes=65536")
+    for target, fd in fds:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            os.makedirs(target, mode=0o755, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            open(target, "a").close()
+        bind_read_only("/proc/self/fd/%d" % fd, target)
+        os.close(fd)
+    private_dev()
+    ws = cfg["workspace"]
+    os.makedirs(ws, mode=0o711, exist_ok=True)
+    os.chmod(ws, 0o711)
+    bad = unsafe_mounts(mountinfo(), DEVICES)
+    if bad:
+        raise OSError("mounts the sandbox cannot make nosuid,nodev: " + ", ".join(bad))
+    return cache
+
+BUILD = re.compile(r"^[0-9a-f]{16,64}/[A-Za-z0-9_]+$")
+
+def make(path, size, inodes, uid, build):
+    os.mkdir(path, 0o700)
+    opts = "size=%d,nr_inodes=%d,mode=700,uid=%d,gid=%d" % (size, inodes, uid, uid)
+    mount("tmpfs", path, "tmpfs", NOSUID | NODEV, opts)
+    if build is None:
+        return
+    if cache is None or not BUILD.match(build):
+        raise ValueError("bad build %r" % build)
+    source = "/proc/self/fd/%d/%s" % (cache, build)
+    target = path + "/" + build.split("/")[1]
+    if os.path.isdir(source):
+        os.mkdir(target, 0o755)
+    else:
+        open(target, "w").close()
+    bind_read_only(source, target)
+
+try:
+    cache = setup()
+except Exception as exc:
+    print(("err %s" % exc).replace("\n", " "), flush=True)
+    sys.exit(1)
 print("ok", flush=True)
 for line in sys.stdin:
     try:
         op, name, *rest = line.split()
         if not name.isalnum():
             raise ValueError("bad name %r" % name)
-        path = ws + "/" + name
+        path = cfg["workspace"] + "/" + name
         if op == "mk":
-            size, inodes, uid = (int(x) for x in rest)
-            os.mkdir(path, 0o700)
-            opts = "size=%d,nr_inodes=%d,mode=700,uid=%d,gid=%d" % (size, inodes, uid, uid)
-            mount("tmpfs", path, "tmpfs", NOSUID | NODEV, opts)
+            size, inodes, uid = (int(x) for x in rest[:3])
+            make(path, size, inodes, uid, rest[3] if len(rest) > 3 else None)
         elif op == "rm":
             if libc.umount2(enc(path), DETACH) != 0:
                 err = ctypes.get_errno()
@@ -563,10 +747,11 @@ for line in sys.stdin:
 """
 
 
-def _start_holder(plan: MountPlan) -> subprocess.Popen[str]:
-    config = json.dumps({"hidden": plan.hidden, "exposed": plan.exposed, "workspace": _WORKSPACE})
+def _start_holder(plan: MountPlan, cache_dir: str | None) -> subprocess.Popen[str]:
+    config = {"hidden": plan.hidden, "exposed": plan.exposed, "workspace": _WORKSPACE}
+    config.update(cache=cache_dir, devices=DEVICE_NODES)
     argv = ["unshare", "--mount", "--propagation", "private", "--"]
-    argv += [sys.executable, "-I", "-S", "-c", _HOLDER_SOURCE, config]
+    argv += [sys.executable, "-I", "-S", "-c", _MOUNT_CHECK_SOURCE + _HOLDER_SOURCE, json.dumps(config)]
     holder = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
@@ -578,20 +763,24 @@ def _start_holder(plan: MountPlan) -> subprocess.Popen[str]:
         env={"PATH": os.defpath, "LANG": "C.UTF-8"},
     )
     assert holder.stdout is not None and holder.stderr is not None
-    if holder.stdout.readline().strip() != "ok":
+    first = holder.stdout.readline().strip()
+    if first != "ok":
         holder.kill()
         err = holder.stderr.read().strip().splitlines()
         holder.wait()
-        raise OSError(f"sandbox mount holder failed to start: {err[-1] if err else 'no output'}")
+        why = first[4:] if first.startswith("err ") else (err[-1] if err else "no output")
+        raise OSError(f"sandbox mount holder failed to start: {why}")
     return holder
 
 
-def make_backend(mode: str, base: str, plan: MountPlan) -> Backend:
+def make_backend(mode: str, base: str, plan: MountPlan, cache_dir: str | None = None) -> Backend:
+    """The backend for ``mode``; ``cache_dir`` is where the compile cache is (hidden from every run, each
+    run gets its own program's entry bound into its working directory)."""
     if mode == "unshare":
-        return UnshareBackend(base, plan)
+        return UnshareBackend(base, plan, cache_dir)
     if mode == "bwrap":
-        return BwrapBackend(base, plan)
-    return Backend(base, plan)
+        return BwrapBackend(base, plan, cache_dir)
+    return Backend(base, plan, cache_dir)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -613,6 +802,11 @@ class CgroupRun:
     @property
     def dirs(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(d for d, _ in self._dirs.values()))
+
+    @property
+    def caps_memory(self) -> bool:
+        """Does a memory cgroup cap the whole process tree (so no per-process RLIMIT_DATA is needed)?"""
+        return "memory" in self._dirs
 
     def join(self, pid: int) -> None:
         for d in self.dirs:

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ._isolation import too_broad_to_expose
 from ._types import Limits
 
 __all__ = ["LANGUAGES", "Language", "Toolchain", "java_names", "resolve_language"]
@@ -39,9 +40,12 @@ def _which(name: str) -> str | None:
 
 
 def _root_of(executable: str) -> str:
-    """``/x/y/bin/tool`` -> ``/x/y``: the installation a binary belongs to."""
+    """``/x/y/bin/tool`` -> ``/x/y``: the installation a binary belongs to. Never ``/``, a home
+    directory or a directory above one (``~/bin/bash`` would expose the whole home): then the binary
+    alone."""
     bindir = os.path.dirname(executable)
-    return os.path.dirname(bindir) if os.path.basename(bindir) == "bin" else bindir
+    root = os.path.dirname(bindir) if os.path.basename(bindir) == "bin" else bindir
+    return executable if too_broad_to_expose(root) else root
 
 
 def _identity(path: str) -> str:
@@ -151,6 +155,8 @@ class Rust(C):
         if base is None:
             return None
         rustc = _real_rustc(shutil.which("rustc") or base.executables["rustc"])
+        if rustc is None:
+            return None
         exes = {**base.executables, "rustc": rustc}
         # not the rustup proxy's directory (~/.cargo holds registry credentials): only the real toolchain
         roots = tuple(sorted({_root_of(rustc), _root_of(exes["cc"])}))
@@ -160,16 +166,18 @@ class Rust(C):
         return [tc.executables["rustc"], *self.flags, "-o", "main", source]
 
 
-def _real_rustc(rustc: str) -> str:
-    """The toolchain's own rustc behind a rustup proxy (which needs HOME and RUSTUP_HOME to work)."""
+def _real_rustc(rustc: str) -> str | None:
+    """The toolchain's own rustc behind a rustup proxy (which needs HOME and RUSTUP_HOME to work), or
+    None when ``rustc --print sysroot`` fails: the proxy's own directory (``~/.cargo``, which holds
+    registry credentials) is never used instead."""
     try:
         out = subprocess.run([rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=30)
-        candidate = os.path.join(out.stdout.strip(), "bin", "rustc")
-        if out.returncode == 0 and os.access(candidate, os.X_OK):
-            return os.path.realpath(candidate)
     except (OSError, subprocess.SubprocessError):
-        pass
-    return os.path.realpath(rustc)
+        return None
+    candidate = os.path.join(out.stdout.strip(), "bin", "rustc")
+    if out.returncode == 0 and out.stdout.strip() and os.access(candidate, os.X_OK):
+        return os.path.realpath(candidate)
+    return None
 
 
 class Java(Language):

@@ -1,5 +1,6 @@
 """A pool of long-lived launcher processes, one per concurrent run ("slot"), each living inside that
-slot's own cgroups.
+slot's own cgroups (or in none, where no cgroup can be made: the launcher still gives every run a fresh
+session keyring).
 
 Why: moving a process into a cgroup (cgroup v1 in particular) waits for an RCU grace period and, while
 it does, blocks every fork on the machine; per run that cost 10-20 ms and halved throughput at two
@@ -8,6 +9,11 @@ the launcher and is born inside the cgroups. The parent sends the command and th
 a Unix socket (SCM_RIGHTS); the launcher answers with the pid, reaps the child, and reports its wait
 status and resource usage. Limits are rewritten before each run, and counters (OOM kills, CPU time) are
 read as differences.
+
+Before each start the launcher joins a new, empty, anonymous session keyring (``keyctl(JOIN_SESSION_KEYRING,
+NULL)``), which the child inherits: a run cannot see or change the caller's session keyring, nor one a
+previous run filled. (Only the launcher's own keyring changes; the parent's threads keep theirs.) If the
+kernel refuses, the run is not started.
 
 The launcher's children start with ``oom_score_adj`` 1000 (raising it needs no privilege), so when the
 cgroup, or the machine, runs out of memory the kernel kills the sandboxed programs first and never the
@@ -39,8 +45,22 @@ _MAX_MESSAGE = 1 << 24
 _REAP_TIMEOUT_S = 10.0  # the supervisor only reaps after the exit (or a SIGKILL): this is a safety net
 
 _LAUNCHER_SOURCE = r"""
-import json, os, socket, subprocess, sys
+import ctypes, errno, json, os, socket, subprocess, sys
 sock = socket.socket(fileno=int(sys.argv[1]))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+# keyctl's syscall number per architecture (the generic table for the newer ones)
+KEYCTL = {"x86_64": 250, "i686": 288, "i386": 288, "aarch64": 219, "riscv64": 219, "loongarch64": 219,
+          "armv7l": 311, "ppc64le": 311, "ppc64": 311, "s390x": 280}.get(os.uname().machine)
+JOIN_SESSION_KEYRING = 1
+
+def new_session_keyring():
+    if KEYCTL is None:
+        raise OSError("keyctl: unknown system call number on %s" % os.uname().machine)
+    if libc.syscall(ctypes.c_long(KEYCTL), ctypes.c_long(JOIN_SESSION_KEYRING), ctypes.c_void_p(None)) < 0:
+        err = ctypes.get_errno()
+        if err != errno.ENOSYS:  # a kernel without keyrings has none to share
+            raise OSError(err, "keyctl(JOIN_SESSION_KEYRING): " + os.strerror(err))
 
 def oom_score_adj(value):
     try:
@@ -61,6 +81,7 @@ while True:
     # our own value and lowering it back to where it was needs no privilege, and keeps vfork usable.
     oom_score_adj("1000")
     try:
+        new_session_keyring()
         proc = subprocess.Popen(req["argv"], stdin=fds[0], stdout=fds[1], stderr=fds[2], env=req["env"],
                                 cwd=req["cwd"], start_new_session=True, close_fds=True)
     except Exception as exc:
@@ -171,7 +192,7 @@ class LauncherPool:
 
     @contextlib.contextmanager
     def slot(self, memory_bytes: int | None, max_tasks: int) -> Iterator[Slot | None]:
-        """A slot whose cgroups carry these limits, or None when no cgroup can be made."""
+        """A slot whose cgroups (if any) carry these limits, or None when no launcher can start."""
         slot = self._take()
         if slot is not None and not slot.cgroup.configure(memory_bytes, max_tasks + 1):
             self._discard(slot)  # e.g. the memory cap is below what the cgroup already holds
@@ -198,9 +219,8 @@ class LauncherPool:
             if slot.alive():
                 return slot
             self._discard(slot)
-        cgroup = self._cgroups.create()
-        if cgroup is None:
-            return None
+        # no cgroup (none can be made here): a launcher all the same, for the keyring and a cheap fork
+        cgroup = self._cgroups.create() or CgroupRun({})
         try:
             slot = Slot(cgroup)
         except OSError as exc:

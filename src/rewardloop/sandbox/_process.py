@@ -1,8 +1,11 @@
-"""Start one sandboxed command and watch it: stdin from a file, stdout/stderr through capped pipes, a
-wall-clock deadline, and a kill of the whole process tree when anything runs over.
+"""Start one sandboxed command and watch it: stdin through a read-only pipe, stdout/stderr through capped
+pipes, a wall-clock deadline, and a kill of the whole process tree when anything runs over.
 
-One thread per run, no helper threads: a selector waits on both pipes and on a pidfd of the child, so
-the caller wakes when output arrives, when the child exits, or at the deadline. The child is started
+One thread per run, no helper threads: a selector waits on the pipes and on a pidfd of the child, so
+the caller wakes when output arrives, when stdin has room, when the child exits, or at the deadline.
+stdin is a pipe, not a file: the program holds only its read end (a host file would be a writable,
+seekable handle outside the working directory's quota); what does not fit in the pipe up front is fed
+by the same loop as the program reads it. The child is started
 either directly (:class:`DirectStarter`, a ``Popen`` of ours, reaped with ``wait4``) or by a launcher
 process that lives in the run's cgroups (``_launcher``); both report the exit status, CPU time and peak
 memory the kernel gives ``wait4`` (which include the descendants reaped along the way).
@@ -11,11 +14,11 @@ memory the kernel gives ``wait4`` (which include the descendants reaped along th
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import selectors
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +30,7 @@ _CHUNK = 1 << 16
 _PRELUDE_MAX = 1 << 16  # bytes of sandbox-tool messages we accept before the marker token
 _EXIT_GRACE_S = 0.5  # after the child exits, how long descendants may keep the pipes open
 _KILL_GRACE_S = 5.0  # after SIGKILL, how long to wait for the exit notification
+_PIPE_MAX = 1 << 20  # stdin pipe buffer asked for (the unprivileged maximum, /proc/sys/fs/pipe-max-size)
 
 
 @dataclass
@@ -140,17 +144,23 @@ def supervise(
     """Run ``argv`` (which must print ``token`` to stderr before the program starts) under a deadline."""
     out = Outcome()
     start = time.monotonic()
+    feed = _Feed(stdin)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
-        child = _start(starter or DirectStarter(), argv, env, cwd, stdin, out_w, err_w)
+        assert feed.read_end is not None
+        child = _start(starter or DirectStarter(), argv, env, cwd, feed.read_end, out_w, err_w)
     except OSError as exc:
         for fd in (out_r, err_r):
             os.close(fd)
+        feed.close()
         out.error = f"cannot start the sandbox: {exc}"
         return out
     captures = {out_r: _Capture(output_bytes, None), err_r: _Capture(output_bytes, token)}
-    _watch(child, captures, out, start + wall_s, cancel, kill_extra)
+    try:
+        _watch(child, captures, out, start + wall_s, cancel, kill_extra, feed)
+    finally:
+        feed.close()
     out.wall_s = time.monotonic() - start
     _collect(child, out)
     stdout, stderr = captures.values()
@@ -161,25 +171,65 @@ def supervise(
     return out
 
 
+class _Feed:
+    """The program's stdin: a pipe whose write end stays here. What fits in the pipe buffer is written
+    before the start; the rest when the loop sees room. Empty stdin is ``/dev/null``."""
+
+    def __init__(self, data: bytes) -> None:
+        self.pending = memoryview(data)
+        self.write_end: int | None = None
+        self.read_end: int | None
+        if not data:
+            self.read_end = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            return
+        self.read_end, self.write_end = os.pipe()
+        if len(data) > 1 << 16:
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(self.write_end, fcntl.F_SETPIPE_SZ, min(len(data), _PIPE_MAX))
+        os.set_blocking(self.write_end, False)
+        if self.write():
+            self.close_writer()
+
+    def write(self) -> bool:
+        """Write what the pipe takes now; True when done (all written, or the program stopped reading)."""
+        assert self.write_end is not None
+        while self.pending:
+            try:
+                n = os.write(self.write_end, self.pending[:_PIPE_MAX])
+            except BlockingIOError:
+                return False
+            except OSError:  # EPIPE: the program closed its stdin or exited; the rest is not wanted
+                return True
+            self.pending = self.pending[n:]
+        return True
+
+    def close_writer(self) -> None:
+        if self.write_end is not None:
+            os.close(self.write_end)
+            self.write_end = None
+
+    def close_reader(self) -> None:
+        """After the start: only the child holds the read end."""
+        if self.read_end is not None:
+            os.close(self.read_end)
+            self.read_end = None
+
+    def close(self) -> None:
+        self.close_writer()
+        self.close_reader()
+
+
 def _start(
     starter: Starter,
     argv: Sequence[str],
     env: Mapping[str, str],
     cwd: str,
-    stdin: bytes,
+    stdin_fd: int,
     out_w: int,
     err_w: int,
 ) -> Started:
     try:
-        if not stdin:
-            with open(os.devnull, "rb") as null:
-                return starter(argv, env, cwd, null.fileno(), out_w, err_w)
-        # A file rather than a pipe: no writer loop, no deadlock with a program that does not read it,
-        # and programs may seek. It is unlinked from the start, so only the child's fd 0 reaches it.
-        with tempfile.TemporaryFile() as fh:
-            fh.write(stdin)
-            fh.seek(0)
-            return starter(argv, env, cwd, fh.fileno(), out_w, err_w)
+        return starter(argv, env, cwd, stdin_fd, out_w, err_w)
     finally:
         os.close(out_w)
         os.close(err_w)
@@ -192,18 +242,22 @@ def _watch(
     deadline: float,
     cancel: threading.Event | None,
     kill_extra: Callable[[], None] | None,
+    feed: _Feed,
 ) -> None:
     pidfd, gone = _pidfd(child.pid)
+    feed.close_reader()
     sel = selectors.DefaultSelector()
     try:
         for fd in captures:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ)
+        if feed.write_end is not None:
+            sel.register(feed.write_end, selectors.EVENT_WRITE)
         if pidfd is not None:
             sel.register(pidfd, selectors.EVENT_READ)
         if child.watch is not None:
             sel.register(child.watch, selectors.EVENT_READ)
-        loop = _Loop(child, sel, pidfd, captures, out, deadline, cancel, kill_extra)
+        loop = _Loop(child, sel, pidfd, captures, out, deadline, cancel, kill_extra, feed)
         if gone:  # a launcher's child that exited (and was reaped) before we could open its pidfd
             loop.exited_at = time.monotonic()
         loop.run()
@@ -229,8 +283,10 @@ class _Loop:
         deadline: float,
         cancel: threading.Event | None,
         kill_extra: Callable[[], None] | None,
+        feed: _Feed,
     ) -> None:
         self.child, self.sel, self.pidfd, self.captures = child, sel, pidfd, captures
+        self.feed = feed
         self.out, self.deadline, self.cancel, self.kill_extra = out, deadline, cancel, kill_extra
         self.exited_at: float | None = None
         self.killed_at: float | None = None
@@ -277,6 +333,11 @@ class _Loop:
         return wait
 
     def handle(self, fd: int) -> None:
+        if fd == self.feed.write_end:
+            if self.feed.write():
+                self.sel.unregister(fd)
+                self.feed.close_writer()
+            return
         if fd in (self.pidfd, self.child.watch):
             self.sel.unregister(fd)
             if self.exited_at is None:

@@ -6,25 +6,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
-import json
 import logging
 import math
 import os
 import posixpath
 import secrets
 import shutil
-import stat
 import tempfile
 import threading
 import time
 import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
 from ._isolation import (
     Backend,
     Cgroups,
@@ -72,6 +70,7 @@ class _State:
 
     base: str
     cache_dir: str
+    cache: CompileCache
     toolchains: dict[str, Toolchain | None]
     backend: Backend
     cgroups: Cgroups
@@ -90,9 +89,11 @@ class Sandbox:
     ``isolation``: ``"auto"`` (default: ``unshare`` as root, else ``bwrap`` if installed, else ``none``
     with a warning), or one of them explicitly (a ConfigError says why it is unavailable).
     ``cache_dir``: where compiled programs are kept (default: a private temporary directory removed by
-    :meth:`close`). ``max_parallel``: runs at once across all threads and event loops using this
-    instance (default ``os.cpu_count()``). ``hidden_paths``: more directories to cover, in addition to
-    the defaults listed in the package docstring.
+    :meth:`close`). ``cache_max_mb``: the cache's size cap (least recently used entries are removed
+    past it; a build over a quarter of it is used once and not kept). ``max_parallel``: runs at once
+    across all threads and event loops using this instance (default ``os.cpu_count()``).
+    ``hidden_paths``: more directories to cover, in addition to the defaults listed in the package
+    docstring.
     """
 
     def __init__(
@@ -102,7 +103,11 @@ class Sandbox:
         cache_dir: str | None = None,
         max_parallel: int | None = None,
         hidden_paths: Sequence[str] = (),
+        cache_max_mb: int = DEFAULT_CACHE_MB,
     ) -> None:
+        if not isinstance(cache_max_mb, int) or isinstance(cache_max_mb, bool) or cache_max_mb < 1:
+            raise ConfigError(f"Sandbox.cache_max_mb must be an int >= 1, got {cache_max_mb!r}")
+        self._cache_max_bytes = cache_max_mb * _MB
         if max_parallel is None:
             max_parallel = os.cpu_count() or 1
         if not isinstance(max_parallel, int) or isinstance(max_parallel, bool) or max_parallel < 1:
@@ -215,7 +220,8 @@ class Sandbox:
             shutil.rmtree(base, ignore_errors=True)
             raise ConfigError(f"the {self.isolation!r} sandbox could not start: {exc}") from exc
         cgroups = Cgroups(backend.cgroup_controllers)
-        launchers = LauncherPool(cgroups) if cgroups.available and hasattr(os, "pidfd_open") else None
+        # launchers with or without cgroups: they also give each run a fresh session keyring
+        launchers = LauncherPool(cgroups) if hasattr(os, "pidfd_open") else None
         log.debug(
             "sandbox %s: hidden=%s exposed=%s cgroups=%s",
             self.isolation,
@@ -223,15 +229,18 @@ class Sandbox:
             plan.exposed,
             cgroups.describe(),
         )
-        return _State(base, cache_dir, toolchains, backend, cgroups, launchers, self._cache_dir_arg is None)
+        cache = CompileCache(cache_dir, self._cache_max_bytes)
+        owns_cache = self._cache_dir_arg is None
+        return _State(base, cache_dir, cache, toolchains, backend, cgroups, launchers, owns_cache)
 
     def _prepare(self, base: str) -> tuple[str, dict[str, Toolchain | None], MountPlan, Backend]:
         cache_dir = self._cache_dir_arg or os.path.join(base, "cache")
         os.makedirs(cache_dir, mode=0o755, exist_ok=True)
         toolchains = {name: lang.resolve() for name, lang in LANGUAGES.items()}
         roots = [r for tc in toolchains.values() if tc for r in tc.roots]
-        plan = plan_mounts(self._hidden, [*roots, cache_dir])
-        backend = make_backend(self.isolation, base, plan)
+        # the cache is hidden like the rest: each run gets only its own program's entry bound in
+        plan = plan_mounts([*self._hidden, cache_dir], roots)
+        backend = make_backend(self.isolation, base, plan, cache_dir)
         if backend.drops_privileges:  # programs run as another uid: they must read the cache
             if os.stat(cache_dir).st_uid == os.geteuid():
                 os.chmod(cache_dir, 0o755)
@@ -277,33 +286,45 @@ class Sandbox:
     def _compile_and_run(
         self, state: _State, lang: Language, tc: Toolchain, job: _Job, cancel: threading.Event | None
     ) -> RunResult:
-        built = None
-        compiled = None
-        if lang.compiled:
-            compiled, built = self._compiled(state, lang, tc, job, cancel)
-            if compiled.status is RunStatus.SANDBOX_ERROR:
-                return _replace(compiled, compile=compiled)
-            if built is None:
-                return _compile_error(compiled)
-        argv = lang.run_argv(tc, job.code, job.source, built, job.limits)
-        sources = {} if lang.compiled else {job.source: job.code.encode()}
-        result = self._execute(state, lang, argv, job, job.limits, sources, _run_quota(job), cancel)
-        return _replace(result, compile=compiled) if compiled is not None else result
+        if not lang.compiled:
+            argv = lang.run_argv(tc, job.code, job.source, None, job.limits)
+            sources = {job.source: job.code.encode()}
+            return self._execute(state, lang, argv, job, job.limits, sources, _run_quota(job), cancel)
+        compiled, key, entry = self._compiled(state, lang, tc, job, cancel)
+        if compiled.status is RunStatus.SANDBOX_ERROR:
+            return _replace(compiled, compile=compiled)
+        if entry is None:
+            return _compile_error(compiled)
+        # the run sees its own build only, bound read-only into its working directory as ./<artefact>
+        artefact = lang.artefact(job.source)
+        argv = lang.run_argv(tc, job.code, job.source, f"./{artefact}", job.limits)
+        try:
+            with state.cache.using(key):
+                build = f"{entry}/{artefact}"
+                result = self._execute(state, lang, argv, job, job.limits, {}, _run_quota(job), cancel, build)
+        finally:
+            state.cache.discard(entry, key)
+        return _replace(result, compile=compiled)
 
     # ------------------------------------------------------------------------------------------ compiling
 
     def _compiled(
         self, state: _State, lang: Language, tc: Toolchain, job: _Job, cancel: threading.Event | None
-    ) -> tuple[RunResult, str | None]:
-        """(compile result, path of the built artefact or None) from the cache or a fresh compile."""
+    ) -> tuple[RunResult, str, str | None]:
+        """(compile result, cache key, name of the cache entry holding the build or None) from the cache
+        or a fresh compile."""
         argv = lang.compile_argv(tc, job.source)
-        key = _cache_key(lang, tc, argv, job)
-        entry = os.path.join(state.cache_dir, key)
-        artefact = os.path.join(entry, lang.artefact(job.source))
+        key = cache_key(
+            [lang.name, tc.identity, list(argv), job.source, sorted(job.files)], job.files, job.code
+        )
+        artefact = lang.artefact(job.source)
         with self._key_lock(key):
-            cached = _load_entry(entry)
+            cached = state.cache.load(key)
             if cached is not None:
-                return cached, (artefact if cached.ok else None)
+                built = os.path.exists(os.path.join(state.cache_dir, key, artefact))
+                if cached.ok and not built:
+                    return _sandbox_error("the compile cache lost the built program"), key, None
+                return cached, key, (key if cached.ok else None)
             limits = _compile_limits(job.limits)
             sources = {job.source: job.code.encode()}
             quota = _COMPILE_QUOTA_MB * _MB + job.files_size
@@ -311,17 +332,18 @@ class Sandbox:
                 result = self._execute_in(state, lang, argv, wd, uid, b"", limits, job.files, sources, cancel)
                 with self._lock:
                     self._compiles += 1
-                produced = os.path.join(wd.host, lang.artefact(job.source))
-                problem = _unsafe_artefact(produced) if result.ok else None
+                produced = os.path.join(wd.host, artefact)
+                problem = unsafe_artefact(produced) if result.ok else None
                 if problem:  # the build is the compiler's, i.e. the program's, doing: a compile failure
                     result = _replace(result, exit_code=1, stderr=f"{result.stderr}\nsandbox: {problem}")
+                entry = None
                 if result.status is RunStatus.FINISHED:  # deterministic: cache successes and failures
-                    _store_entry(state.cache_dir, entry, result, produced if result.ok else None)
-        if result.ok and os.path.exists(artefact):
-            return result, artefact
+                    entry = state.cache.store(key, result, produced if result.ok else None)
+        if result.ok and entry is not None:
+            return result, key, entry
         if result.ok:
-            return _sandbox_error("the compile cache lost the built program"), None
-        return result, None
+            return _sandbox_error("the compile cache could not store the built program"), key, None
+        return result, key, None
 
     @contextlib.contextmanager
     def _key_lock(self, key: str) -> Any:
@@ -350,16 +372,21 @@ class Sandbox:
         sources: dict[str, bytes],
         quota: int,
         cancel: threading.Event | None,
+        build: str | None = None,
     ) -> RunResult:
-        with self._workdir(state, quota, 1 << 14) as (wd, uid):
+        files = job.files
+        if build is not None:  # the build takes its name in the working directory (as after a compile)
+            name = posixpath.basename(build)
+            files = {k: v for k, v in files.items() if k != name and not k.startswith(name + "/")}
+        with self._workdir(state, quota, 1 << 14, build) as (wd, uid):
             return self._execute_in(
-                state, lang, argv + list(job.args), wd, uid, job.stdin, limits, job.files, sources, cancel
+                state, lang, argv + list(job.args), wd, uid, job.stdin, limits, files, sources, cancel
             )
 
     @contextlib.contextmanager
-    def _workdir(self, state: _State, quota: int, inodes: int) -> Any:
+    def _workdir(self, state: _State, quota: int, inodes: int, build: str | None = None) -> Any:
         uid = _random_uid() if state.backend.drops_privileges else os.geteuid()
-        wd = state.backend.make_workdir(quota, inodes, uid)
+        wd = state.backend.make_workdir(quota, inodes, uid, build)
         try:
             yield wd, uid
         finally:
@@ -380,9 +407,13 @@ class Sandbox:
     ) -> RunResult:
         _write_files(wd.host, {**files, **sources}, uid)
         token = f"<<rewardloop-sandbox:{secrets.token_hex(12)}>>"
-        inner = _prlimit(lang, limits, state.backend.nproc_exact) + marker_command(token, argv)
-        command = state.backend.wrap(inner, wd, uid, limits.network)
         with state.slot(_cgroup_memory(limits), limits.max_processes + 4) as slot:
+            # a memory cgroup caps the tree: no RLIMIT_DATA then, which would count thread stacks
+            per_process = slot is None or not slot.cgroup.caps_memory
+            inner = _prlimit(lang, limits, state.backend.nproc_exact, per_process) + marker_command(
+                token, argv
+            )
+            command = state.backend.wrap(inner, wd, uid, limits.network)
             outcome = supervise(
                 command,
                 env=_environment(wd.inner, state.toolchains),
@@ -503,11 +534,11 @@ def _run_quota(job: _Job) -> int:
     return max(64, 4 * job.limits.file_size_mb) * _MB + job.files_size + len(job.code.encode())
 
 
-def _prlimit(lang: Language, limits: Limits, nproc_exact: bool) -> list[str]:
+def _prlimit(lang: Language, limits: Limits, nproc_exact: bool, per_process_memory: bool) -> list[str]:
     memory = limits.memory_mb
     return prlimit_command(
         cpu_s=max(1, math.ceil(limits.effective_cpu_s)),
-        data_b=None if memory is None else memory * _MB,
+        data_b=None if memory is None or not per_process_memory else memory * _MB,
         stack_b=min(lang.stack_mb, memory or lang.stack_mb) * _MB,
         fsize_b=limits.file_size_mb * _MB,
         nproc=limits.max_processes if nproc_exact else None,
@@ -616,84 +647,6 @@ def _replace(result: RunResult, **changes: Any) -> RunResult:
     import dataclasses
 
     return dataclasses.replace(result, **changes)
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Compile cache: one directory per key, published by an atomic rename
-
-
-def _cache_key(lang: Language, tc: Toolchain, argv: Sequence[str], job: _Job) -> str:
-    digest = hashlib.sha256()
-    header = json.dumps([lang.name, tc.identity, list(argv), job.source, sorted(job.files)])
-    digest.update(header.encode())
-    for name in sorted(job.files):
-        digest.update(b"\0" + hashlib.sha256(job.files[name]).digest())
-    digest.update(b"\0" + job.code.encode())
-    return digest.hexdigest()
-
-
-def _load_entry(entry: str) -> RunResult | None:
-    try:
-        with open(os.path.join(entry, "result.json")) as fh:
-            data = json.load(fh)
-        data["status"] = RunStatus(data["status"])
-        return RunResult(**data)
-    except (OSError, ValueError, TypeError, KeyError):
-        return None
-
-
-def _unsafe_artefact(path: str) -> str | None:
-    """Why the compile output must not be copied by us (we may be root), or None when it is plain.
-
-    Only directories and singly-linked regular files pass: a symbolic or hard link planted during the
-    compile phase would otherwise make the parent copy a file the program could not read itself.
-    """
-    try:
-        top = os.lstat(path)
-    except OSError:
-        return "the compiler produced no output"
-    entries = [(path, top)]
-    if stat.S_ISDIR(top.st_mode):
-        for root, dirs, names in os.walk(path):
-            entries += [(os.path.join(root, n), os.lstat(os.path.join(root, n))) for n in (*dirs, *names)]
-    for name, st in entries:
-        if stat.S_ISDIR(st.st_mode):
-            continue
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            return f"the build produced something other than a plain file: {os.path.basename(name)!r}"
-    return None
-
-
-def _store_entry(cache_dir: str, entry: str, result: RunResult, artefact: str | None) -> None:
-    staging = tempfile.mkdtemp(prefix=".staging-", dir=cache_dir)
-    try:
-        if artefact is not None:
-            target = os.path.join(staging, os.path.basename(artefact))
-            if os.path.isdir(artefact):
-                shutil.copytree(artefact, target, symlinks=True)  # checked: there are none
-            else:
-                shutil.copyfile(artefact, target, follow_symlinks=False)
-                shutil.copymode(artefact, target, follow_symlinks=False)
-        record = {k: v for k, v in asdict(result).items() if k != "compile"}
-        record["status"] = result.status.value
-        with open(os.path.join(staging, "result.json"), "w") as fh:
-            json.dump(record, fh)
-        _publishable(staging)
-        os.rename(staging, entry)  # atomic; fails if another process published the same key first
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _publishable(root: str) -> None:
-    """Root owns the cache; every run's uid must read it and execute the programs in it."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        os.chmod(dirpath, 0o755)
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            mode = os.stat(path).st_mode
-            os.chmod(path, 0o755 if mode & 0o111 else 0o644)
-        for name in dirnames:
-            os.chmod(os.path.join(dirpath, name), 0o755)
 
 
 # ----------------------------------------------------------------------------------------------------------
