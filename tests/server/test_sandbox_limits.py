@@ -490,3 +490,52 @@ def test_public_messages_carry_no_host_path_or_process_id():
     assert public_message("no java toolchain here (needs java, javac on PATH)") == (
         "no java toolchain here (needs java, javac on PATH)"
     )
+
+
+# ------------------------------------------------------------------------------------------ sandbox failures
+
+
+@contextlib.contextmanager
+def serving(app):
+    """``app`` on a real uvicorn server in a thread, on a free 127.0.0.1 port."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        assert wait_for(lambda: server.started), "uvicorn did not start"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+
+
+class FailingSandbox:
+    """A sandbox whose machinery fails the way an OS error does, naming a host path and a pid."""
+
+    max_parallel = 1
+
+    def languages(self) -> dict[str, bool]:
+        return {"python": True}
+
+    async def arun(self, *args, **kwargs):
+        raise OSError(2, "No such file or directory: '/tmp/rewardloop-sandbox-4242-abc/holder' (pid 4242)")
+
+
+@linux_only
+def test_a_failing_or_closed_sandbox_is_a_sandbox_error_without_paths(tmp_path):
+    from rewardloop.sandbox import Sandbox
+    from rewardloop.server.sandbox_app import create_app
+
+    closed = Sandbox(cache_dir=str(tmp_path / "cache"))
+    closed.close()
+    for sandbox, message in ((FailingSandbox(), "the sandbox failed (FileNotFoundError)"), (closed, "closed")):
+        with serving(create_app(sandbox)) as url:
+            reply = post(url, PY)
+            assert reply.status_code == 200 and reply.json()["status"] == "SandboxError", reply.text
+            assert message in reply.json()["message"]
+            assert "4242" not in reply.text and "/tmp" not in reply.text
+            assert post(url, {**PY, "run_timeout": 1e9}).status_code == 422  # still a client error
+            assert _pong(url)
