@@ -16,9 +16,9 @@ Endpoints:
 Languages: ``python``, ``cpp``, ``c``, ``java``, ``nodejs`` (also ``javascript``), ``rust``, ``bash``.
 
 Every request is bounded by a :class:`~rewardloop.server._config.RunCodeLimits` (defaults in
-``docs/sandbox.md``): a body over ``max_body_bytes`` is HTTP 413; a malformed field, or one over its
-limit (timeouts, memory, code, stdin, file sizes and count, file names), is HTTP 422 whose JSON names the
-``field`` and the ``limit``; more than ``max_parallel + max_queued`` requests at once get HTTP 429 with
+``docs/sandbox.md``): a body over ``max_body_bytes`` is HTTP 413, one that has not arrived within
+``body_timeout_s`` is HTTP 408; a malformed field, or one over its limit (timeouts, memory, code, stdin,
+file sizes and count, file names), is HTTP 422 whose JSON names the ``field`` and the ``limit``; more than ``max_parallel + max_queued`` requests at once get HTTP 429 with
 ``Retry-After``. ``SandboxError`` is kept for failures of the sandbox itself (clients retry those as
 outages), and its message names no host path or process id. A client that disconnects cancels its run
 and the sandbox kills the program's processes.
