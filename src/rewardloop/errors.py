@@ -4,6 +4,7 @@
 
     RewardLoopError
     ├── ConfigError                 configuration is wrong; raised at start-up, names the allowed values
+    │                               (also a ValueError, and an AssertionError as verl asserts its config)
     │   ├── UnknownTaskError        a task / data_source no scorer handles (also a NotImplementedError, as verl raises)
     │   ├── UnknownScorerError      a scorer name that is not registered
     │   └── CustomFunctionError     a custom reward function cannot be loaded or has the wrong signature
@@ -43,8 +44,12 @@ class RewardLoopError(Exception):
     """Base class of every error rewardloop raises on purpose."""
 
 
-class ConfigError(RewardLoopError, ValueError):
-    """A configuration value is wrong. The message names the allowed values."""
+class ConfigError(RewardLoopError, ValueError, AssertionError):
+    """A configuration value is wrong. The message names the allowed values.
+
+    Also an ``AssertionError``: verl reports a bad configuration with ``assert`` (e.g. its DAPO managers'
+    ``max_resp_len`` checks), so code written against verl that catches ``AssertionError`` keeps working.
+    """
 
 
 class UnknownTaskError(ConfigError, NotImplementedError):
