@@ -248,3 +248,154 @@ def test_cpp_compile_error_and_pass(sandbox):
 def test_python_only_formats_refuse_other_languages():
     with pytest.raises(TestSpecError, match="python"):
         run_tests("int main(){}", {"test_list": ["assert True"]}, language="cpp")
+
+
+# ------------------------------------------------------------------------------------------ the checker boundary
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(
+    "code,assertion,ok",
+    [
+        # values cross with their exact built-in types: a list is not a tuple, 1 is not "1"
+        ("def f(): return (1, 2)", "assert f() == (1, 2)", True),
+        ("def f(): return [1, 2]", "assert f() == (1, 2)", False),
+        ("def f(): return '1'", "assert f() == 1", False),
+        (
+            "def f(): return {(1, 2): {3}, 'x': frozenset([b'a'])}",
+            "assert f() == {(1, 2): {3}, 'x': {b'a'}}",
+            True,
+        ),
+        ("def f(): return 2 ** 200 + 0.5j", "assert f() == 2 ** 200 + 0.5j", True),
+        ("def f(): return float('nan')", "assert f() != f()", True),
+        (
+            "def f(): return [float('inf'), -0.0, None, True]",
+            "assert f() == [float('inf'), 0.0, None, 1]",
+            True,
+        ),
+        # subclasses and library scalars arrive as their plain equivalents
+        (
+            "from collections import Counter\ndef f(): return Counter('aab')",
+            "assert f() == {'a': 2, 'b': 1}",
+            True,
+        ),
+        (
+            "from collections import namedtuple\nP = namedtuple('P', 'x y')\ndef f(): return P(1, 2)",
+            "assert f() == (1, 2)",
+            True,
+        ),
+        # generators, iterators and instances stay in the program; the test can iterate and call them
+        ("def f(n): return (i * i for i in range(n))", "assert list(f(4)) == [0, 1, 4, 9]", True),
+        ("def f(n): return map(str, range(n))", "assert sorted(f(3)) == ['0', '1', '2']", True),
+        ("def f(n): return (i for i in range(n))", "assert f(2) == [0, 1]", False),
+        (
+            "class Pair:\n    def __init__(self, a, b):\n        self.a, self.b = a, b\n"
+            "def longest(pairs):\n    return max(p.b - p.a for p in pairs)\n",
+            "assert longest([Pair(1, 5), Pair(2, 3)]) == 4",
+            True,
+        ),
+        (
+            "class Node:\n    def __init__(self, v, nxt=None):\n        self.v, self.nxt = v, nxt\n"
+            "    def __len__(self):\n        return 1 + (len(self.nxt) if self.nxt else 0)\n"
+            "    def __str__(self):\n        return f'Node({self.v})'\n"
+            "def build(xs):\n    head = None\n    for x in reversed(xs):\n        head = Node(x, head)\n"
+            "    return head\n",
+            "assert len(build([1, 2, 3])) == 3 and build([7]).v == 7 and str(build([4])) == 'Node(4)'",
+            True,
+        ),
+        # a module the assert names is the checker's own import, whatever the program bound to the name
+        ("import math\ndef area(r): return math.pi * r * r", "assert math.isclose(area(1), math.pi)", True),
+        ("import re\ndef words(s): return re.findall(r'\\w+', s)", "assert words('a b') == ['a', 'b']", True),
+    ],
+)
+def test_values_cross_the_checker_boundary_as_plain_data(sandbox, code, assertion, ok):
+    results = run_tests(code, {"test_list": [assertion]}, sandbox=sandbox)
+    assert statuses(results) == [P if ok else RE], results
+
+
+@pytest.mark.sandbox
+def test_a_protocol_violation_fails_even_when_the_test_catches_it(sandbox):
+    test = (
+        "def check(candidate):\n"
+        "    try:\n        assert candidate(1)\n    except BaseException:\n        pass\n"
+        "    try:\n        candidate(2)\n    except BaseException:\n        pass\n"
+    )
+    spec = {"test": test, "entry_point": "f"}
+    assert statuses(run_tests("def f(x):\n    return True\n", spec, sandbox=sandbox)) == [P]
+    truthy = run_tests("def f(x):\n    return object()\n", spec, sandbox=sandbox)  # no truth value
+    assert statuses(truthy) == [RE] and "truth value" in truthy[0].detail
+    exits = run_tests("import sys\ndef f(x):\n    sys.exit(0)\n", spec, sandbox=sandbox)
+    assert statuses(exits) == [RE] and "SystemExit" in exits[0].detail
+
+
+@pytest.mark.sandbox
+def test_the_prompt_helpers_are_the_datasets_not_the_programs(sandbox):
+    """HumanEval/38 style: the test calls a helper from the prompt; a program that redefines the helper
+    (to make its own wrong decoder look right) does not change what the test calls."""
+    spec = {
+        "prompt": "def encode(s):\n    return s[1:] + s[:1]\n\ndef decode(s):\n",
+        "test": "def check(candidate):\n    assert candidate(encode('abc')) == 'abc'\n",
+        "entry_point": "decode",
+    }
+    assert statuses(run_tests("    return s[-1:] + s[:-1]\n", spec, sandbox=sandbox)) == [P]
+    cheat = "def encode(s):\n    return s\n\ndef decode(s):\n    return s\n"
+    assert statuses(run_tests(cheat, spec, sandbox=sandbox)) == [RE]
+
+
+@pytest.mark.sandbox
+def test_a_program_that_never_returns_times_out(sandbox):
+    spec = {"test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}
+    results = run_tests(
+        "def f():\n    while True:\n        pass\n", spec, sandbox=sandbox, limits=Limits(wall_s=1)
+    )
+    assert statuses(results) == [TestStatus.TIMEOUT]
+
+
+class _Replay:
+    """A backend that answers every run with a chosen stdout and exit code; ``{nonce}`` in the stdout
+    is the nonce the harness sent, so the host's reading of the verdict line can be tested exactly."""
+
+    def __init__(self, stdout: str, exit_code: int = 0) -> None:
+        self.stdout, self.exit_code = stdout, exit_code
+
+    def run(self, code, language="python", *, stdin="", limits=None, files=None, args=()):
+        from rewardloop.sandbox import RunResult, RunStatus
+
+        nonce = json.loads(stdin)["nonce"]
+        out = self.stdout.replace("{nonce}", nonce)
+        return RunResult(status=RunStatus.FINISHED, exit_code=self.exit_code, stdout=out)
+
+
+@pytest.mark.parametrize(
+    "stdout,exit_code,status",
+    [
+        ('{nonce} {"v": "passed"}\n', 0, P),
+        ('{nonce} {"v": "passed"}\n', 1, RE),  # the exit code must agree
+        ('{nonce} {"v": "passed"}\nmore\n', 0, RE),  # nothing else on stdout
+        ('PASSED\n{nonce} {"v": "passed"}\n', 0, RE),
+        ('{nonce}x {"v": "passed"}\n', 0, RE),  # another nonce
+        ('0123 {"v": "passed"}\n', 0, RE),
+        ('{nonce} {"v": "passed"}', 0, RE),  # cut short
+        ('{nonce} ["passed"]\n', 0, RE),
+        ("", 0, RE),
+        ('{nonce} {"v": "failed", "detail": "AssertionError"}\n', 1, RE),
+        ('{nonce} {"v": "harness_error", "detail": "fork failed"}\n', 1, TestStatus.SANDBOX_ERROR),
+    ],
+)
+def test_only_the_checkers_verdict_line_counts(stdout, exit_code, status):
+    spec = {"test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}
+    assert statuses(run_tests("def f(): return 1", spec, sandbox=_Replay(stdout, exit_code))) == [status]
+
+
+@pytest.mark.parametrize(
+    "stdout,status",
+    [
+        ('{nonce} {"v": "result", "value": [1, 2]}\n', P),
+        ('{nonce} {"v": "result", "value": [2, 1]}\n', WA),
+        ('{nonce} {"v": "result"}\n', RE),
+        ('{nonce} {"v": "unserialisable", "detail": "result of type E"}\n', WA),
+    ],
+)
+def test_call_based_verdicts(stdout, status):
+    spec = {"fn_name": "f", "inputs": ["1"], "outputs": ["[1, 2]"]}
+    assert statuses(run_tests("def f(x): return [1, 2]", spec, sandbox=_Replay(stdout))) == [status]

@@ -52,8 +52,16 @@ MBPP = {
     ],
     "test_setup_code": "",
 }
+# the assert uses a module that only the program imports: the checker must use its own
+MBPP_MODULE = {"test_list": ["assert math.isclose(add(0.1, 0.2), 0.3)"]}
 CALL = {"fn_name": "add", "inputs": ["2\n3", "-1\n1", "[1]\n[2]"], "outputs": ["5", "0", "[1, 2]"]}
-SPECS = {"humaneval": HUMANEVAL, "humaneval_eq": HUMANEVAL_EQ, "mbpp": MBPP, "call": CALL}
+SPECS = {
+    "humaneval": HUMANEVAL,
+    "humaneval_eq": HUMANEVAL_EQ,
+    "mbpp": MBPP,
+    "mbpp_module": MBPP_MODULE,
+    "call": CALL,
+}
 
 # A program that learns expected outputs from anything it can read: its own source, stdin, every
 # file in its directory, and its parent's and PID 1's command line, environment, stdin and memory.
@@ -199,6 +207,11 @@ TRICKS = {
         "    __hash__ = str.__hash__\n"
         "def add(a, b):\n    return S('wrong')\n"
     ),
+    "fake_math_module": (
+        WRONG + "class _Lenient:\n    @staticmethod\n    def isclose(*a, **k):\n        return True\n"
+        "math = _Lenient()\n"
+    ),
+    "patch_real_math_module": WRONG + "import math\nmath.isclose = lambda *a, **k: True\n",
     "patch_int_eq_via_json": (
         WRONG + "import json\njson.dumps = lambda *a, **k: '5'\njson.loads = lambda *a, **k: 5\n"
     ),
