@@ -6,7 +6,7 @@ import difflib
 import re
 from collections.abc import Iterable
 
-__all__ = ["closest", "did_you_mean", "suggestion_for"]
+__all__ = ["closest", "did_you_mean", "suggestion_for", "unknown_task_message"]
 
 
 def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
@@ -20,9 +20,9 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     return [lowered[h] for h in hits if lowered[h] != name]
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
+def did_you_mean(name: str, known: Iterable[str], n: int = 3) -> str:
     """``" (did you mean 'x'?)"`` or ``""`` when nothing is close."""
-    hits = closest(name, known)
+    hits = closest(name, known, n)
     if not hits:
         return ""
     return " (did you mean " + " or ".join(repr(h) for h in hits) + "?)"
@@ -52,3 +52,15 @@ def suggestion_for(exc: BaseException) -> str:
                 parts.append(f"{key!r}{hint}")
         return ("; " + "; ".join(parts)) if parts else ""
     return ""
+
+
+def unknown_task_message(exc: BaseException) -> str:
+    """The message of an :class:`~rewardloop.errors.UnknownTaskError` with the "did you mean" right after the
+    data source (the list of known data sources that follows is long)."""
+    text = str(exc)
+    task = getattr(exc, "task", None)
+    hint = suggestion_for(exc)
+    marker = f"data_source={task!r}"
+    if hint and marker in text:
+        return text.replace(marker, marker + hint, 1)
+    return text + hint

@@ -1,8 +1,8 @@
 """Per-task summaries of scored samples, and the one definition of "correct" that every report uses.
 
 **Accuracy** (``rewardloop score``, ``report``, ``audit``, ``rescore`` and the group statistics): an ``ok``
-sample is correct when the scorer reports ``acc`` (a bool or number: truthy = correct), else
-``info['correct']``, else when its reward is full marks (``>= 1``). So geometry3k's 0.1 format reward and
+sample is correct when the scorer reports ``acc`` (in ``metrics``, else in ``info``; a bool or number:
+truthy = correct), else ``info['correct']``, else when its reward is full marks (``>= 1``). So geometry3k's 0.1 format reward and
 Search-R1's 0.25 are not correct answers; DAPO's ``-1`` / ``+1`` are wrong / correct. Failed samples
 (timeouts, errors) are neither: they are counted apart, never as wrong answers.
 """
@@ -37,6 +37,7 @@ def correct_of(ok: bool, value: Any, metrics: Any = None, info: Any = None) -> b
         return None
     for source in (
         metrics.get("acc") if isinstance(metrics, Mapping) else None,
+        info.get("acc") if isinstance(info, Mapping) else None,
         info.get("correct") if isinstance(info, Mapping) else None,
     ):
         if isinstance(source, bool | int | float) and not (isinstance(source, float) and math.isnan(source)):
@@ -132,14 +133,14 @@ def format_table(summaries: list[TaskSummary]) -> str:
 
 def format_groups(stats: Sequence[Any], max_k: int = 8) -> str:
     """The group statistics (:func:`rewardloop._groups.group_stats`) as a table; pass@k columns up to ``max_k``
-    (and pass@n when n is larger)."""
+    (and pass@n when n is larger). Data sources whose groups hold one rollout each are left out."""
     if not stats:
         return ""
     n = stats[-1].max_n
     ks = sorted({k for k in range(1, min(n, max_k) + 1)} | {n})
     header = ("data_source", "groups", "n", *(f"pass@{k}" for k in ks), "mean@n", "std", "all-equal")
     lines = []
-    for st in stats:
+    for st in (st for st in stats if st.max_n >= 2 or st.task == "ALL"):  # single-rollout sources say nothing
         cells = [st.task, str(st.groups), str(st.max_n)]
         cells += [_num(st.pass_at.get(k)) for k in ks]
         cells += [_num(st.mean_at_n), _num(st.reward_std), _pct(st.all_equal_share)]

@@ -26,7 +26,7 @@ from .. import __version__
 from .._groups import group_stats
 from .._io import OutputError, read_rows, save_rows
 from .._provenance import scorer_fingerprint
-from .._suggest import did_you_mean
+from .._suggest import did_you_mean, unknown_task_message
 from .._summary import format_errors, format_groups, format_table, summarize, top_errors
 from ..errors import ConfigError, InvalidSampleError, UnknownTaskError
 from ..scorers._base import Scorer
@@ -374,8 +374,7 @@ def prepare(
             item.sample = sample_from_row(row, response_key)
             item.scorer = selection.scorer_for(item.sample)
         except UnknownTaskError as exc:
-            hint = did_you_mean(str(exc.task), [k.rstrip("*") for k in exc.known])
-            item.failure = Score.failure(Status.INVALID_INPUT, f"{exc}{hint}")
+            item.failure = Score.failure(Status.INVALID_INPUT, unknown_task_message(exc))
         except InvalidSampleError as exc:
             hint = did_you_mean(response_key, row) if response_key not in row and "_error" not in row else ""
             hint = hint.replace("did you mean", "did you mean --response-key") if hint else ""

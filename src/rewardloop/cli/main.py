@@ -29,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
         unknown = re.search(r"unrecognized arguments: (.*)", message)
         if unknown:
             flags = _all_flags(self)
-            hints = [f"{a}{did_you_mean(a, flags)}" for a in unknown[1].split() if a.startswith("-")]
+            hints = [f"{a}{did_you_mean(a, flags, n=1)}" for a in unknown[1].split() if a.startswith("-")]
             hints = [h for h in hints if "did you mean" in h]
             if hints:
                 message += "; " + "; ".join(hints)

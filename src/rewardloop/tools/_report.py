@@ -207,7 +207,7 @@ def _reward_distribution(d: ReportData) -> Any:
         margin = pad + (0.4 * _gap(distinct) if len(distinct) <= 12 else 0.0)
         ax.set_xlim(lo - margin, hi + margin)
         ax.set_title(f"{_short(name)} (n={len(vs)})", fontsize=8)
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=7, labelbottom=True)  # reward values under every panel
     for ax in axes[-1]:
         ax.set_xlabel("reward", fontsize=8)
     for ax in axes[:, 0]:
@@ -407,7 +407,7 @@ def _group_table(d: ReportData) -> str:
         "all-equal groups",
     ]
     rows = []
-    for st in stats:
+    for st in (st for st in stats if st.max_n >= 2 or st.task == "ALL"):  # single-rollout sources say nothing
         rows.append(
             [st.task, st.groups, st.max_n, *(_fmt(st.pass_at.get(k)) for k in ks), _fmt(st.mean_at_n),
              _fmt(st.reward_std), "-" if st.all_equal_share is None else f"{st.all_equal_share:.1%}"]
