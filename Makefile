@@ -26,11 +26,16 @@ $(VERL_VENV)/.ok: bench/verl-constraints.txt
 	$(PYTHON) -m venv $(VERL_VENV)
 	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'torch==2.13.0'
 	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'verl[math]==0.9.1'
-	# rewardloop runs there from src/ (PYTHONPATH); its core dependencies that verl does not pull
-	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'cloudpickle>=2.2'
+	# rewardloop runs there from src/ (PYTHONPATH): its core dependencies verl does not pull, and what verl's agent loop imports
+	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'cloudpickle>=2.2' cachetools uvicorn fastapi
 	touch $@
 
-verl-venv: $(VERL_VENV)/.ok
+# verl's own reward tests (tests/verl_conformance) run there under pytest with pytest-asyncio
+$(VERL_VENV)/.pytest: $(VERL_VENV)/.ok
+	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt pytest pytest-asyncio
+	touch $@
+
+verl-venv: $(VERL_VENV)/.ok $(VERL_VENV)/.pytest
 
 demo: $(VENV)/.core
 	$(BIN)/rewardloop score examples/rollouts.jsonl -o out/rollouts.scored.jsonl

@@ -211,14 +211,15 @@ def parse_overlong(
     if cfg is not None and cfg.enable:
         if max_resp_len is None:
             raise ConfigError(
-                f"{where}.max_resp_len must be set when {where}.overlong_buffer_cfg.enable is true "
+                f"{where}.max_resp_len must be provided when {where}.overlong_buffer_cfg.enable is true "
                 "(the maximum response length in tokens, e.g. data.max_response_length)"
             )
         if cfg.len <= 0:
             raise ConfigError(f"{where}.overlong_buffer_cfg.len must be > 0 when enabled, got {cfg.len}")
         if max_resp_len < cfg.len:
             raise ConfigError(
-                f"{where}.max_resp_len ({max_resp_len}) must be >= {where}.overlong_buffer_cfg.len ({cfg.len})"
+                f"{where}.max_resp_len must be larger than or equal to {where}.overlong_buffer_cfg.len "
+                f"({max_resp_len} < {cfg.len})"
             )
     return cfg, max_resp_len
 
@@ -292,7 +293,10 @@ _REWARD_KEYS = (
     "timeout",
     "runner",
     "backend",
+    "extra_info_keys",
 )
+
+_EXTRA_KINDS = ("float", "bool", "str", "any")
 
 
 @dataclass(frozen=True)
@@ -313,6 +317,9 @@ class RewardConfig:
     timeout: float = 300.0
     runner: Mapping[str, Any] = field(default_factory=dict)
     backend: Literal["local", "ray"] = "local"
+    #: ours: ``reward_extra_info`` keys every sample carries (name -> float | bool | str | any); a trainer
+    #: config's ``algorithm.gdpo_reward_keys`` are added as floats
+    extra_info_keys: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
@@ -353,6 +360,7 @@ class RewardConfig:
             timeout=_float(data.get("timeout", 300.0), f"{where}.timeout", positive=True),  # type: ignore[arg-type]
             runner=runner,
             backend=backend,
+            extra_info_keys=_extra_info_keys(data.get("extra_info_keys"), f"{where}.extra_info_keys"),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -363,6 +371,26 @@ class RewardConfig:
     def overlong(self) -> tuple[OverlongBufferConfig | None, int | None]:
         """The validated ``(overlong_buffer_cfg, max_resp_len)`` of ``reward_kwargs``."""
         return parse_overlong(self.reward_kwargs)
+
+
+def _extra_info_keys(value: Any, where: str) -> dict[str, str]:
+    """``[name, ...]`` (floats) or ``{name: float | bool | str | any}``."""
+    if value is None:
+        return {}
+    if isinstance(value, list | tuple):
+        value = dict.fromkeys(value, "float")
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"{where} must be a list of names or a mapping name -> type, got {type(value).__name__}"
+        )
+    out: dict[str, str] = {}
+    for key, kind in value.items():
+        if not isinstance(key, str) or not key:
+            raise ConfigError(f"{where}: keys must be non-empty strings, got {key!r}")
+        if kind not in _EXTRA_KINDS:
+            raise ConfigError(f"{where}.{key} must be one of {', '.join(_EXTRA_KINDS)}, got {kind!r}")
+        out[key] = kind
+    return out
 
 
 def _validate_runner(runner: Mapping[str, Any], where: str) -> None:
@@ -472,7 +500,12 @@ def load_reward_config(source: str | Path | Mapping[str, Any] | Any | None = Non
     if not isinstance(data, Mapping):
         raise ConfigError(f"a reward config must be a mapping or a YAML file, got {type(data).__name__}")
     if _is_trainer_config(data):
-        return RewardConfig.from_dict(migrate_legacy_config(data), "reward")
+        cfg = RewardConfig.from_dict(migrate_legacy_config(data), "reward")
+        gdpo = _get_path(data, ("algorithm", "gdpo_reward_keys"))
+        if gdpo:  # GDPO reads these columns as float32 for every sample: declare them
+            keys = {str(k): "float" for k in gdpo}
+            cfg = dataclasses.replace(cfg, extra_info_keys={**keys, **cfg.extra_info_keys})
+        return cfg
     return RewardConfig.from_dict(data, "reward")
 
 

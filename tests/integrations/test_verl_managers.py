@@ -424,23 +424,29 @@ def test_loop_dapo_reads_reward_kwargs(tokenizer, rows_batch):
         )
 
 
-def test_remote_runs_a_file_function_in_worker_processes(tokenizer, tmp_path):
+@pytest.mark.parametrize("name", ["naive", "remote", "gdpo"])
+def test_every_loop_manager_runs_a_file_function_in_worker_processes(tokenizer, tmp_path, name, caplog):
     fn = tmp_path / "my_reward.py"
     fn.write_text(
         "import os\n"
         "def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kw):\n"
-        "    return {'score': 1.0, 'pid': os.getpid()}\n"
+        "    return {'score': 1.0, 'pid': os.getpid(), 'note': 'x'}\n"
     )
     batch = make_batch(tokenizer, ROWS[:2])
-    manager = load_reward_manager(
-        {"reward_manager": {"name": "remote"}, "custom_reward_function": {"path": str(fn)}}, tokenizer
-    )
+    cfg = {
+        "reward_manager": {"name": name},
+        "custom_reward_function": {"path": str(fn)},
+        "extra_info_keys": {"pid": "float"},
+    }
+    manager = load_reward_manager(cfg, tokenizer)
     try:
-        assert isinstance(manager, RemoteRewardManager)
-        out = asyncio.run(manager.run_single(batch[0:1]))
+        with caplog.at_level(logging.WARNING):
+            out = asyncio.run(manager.run_single(batch[0:1]))
     finally:
         manager.close()
     assert out["reward_score"] == 1.0 and out["reward_extra_info"]["pid"] != os.getpid()
+    # one trajectory at a time, an undeclared key is left out (with a warning naming it), never sometimes present
+    assert "note" not in out["reward_extra_info"] and "['note'] are not declared" in caplog.text
 
 
 def test_rate_limited_concurrency_timeout_and_failures(tokenizer, tmp_path):

@@ -77,7 +77,7 @@ def read_batch(
     if responses is None or mask is None:
         raise KeyError("the batch needs tensors 'responses' (b, R) and 'attention_mask' (b, P + R)")
     width = responses.shape[-1]
-    lengths_t = response_lengths(mask, width)
+    lengths_t = _lengths(data, mask, width)
     lengths = lengths_t.tolist()
     texts = decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
     eos = getattr(tokenizer, "eos_token", None) if strip_eos else None
@@ -91,6 +91,26 @@ def read_batch(
             samples.append(Sample(response=text, ground_truth=None, task=None))
             failures[i] = Score.failure(Status.INVALID_INPUT, f"row {i}: {exc.args[0] if exc.args else exc}")
     return ReadBatch(samples, [int(n) for n in lengths], failures)
+
+
+def _lengths(data: Any, mask: Any, width: int) -> Any:
+    """Each row's response length: verl's ``attention_mask`` rule, or the exact ``response_len`` column.
+
+    verl's agent loop sends a multi-output trajectory as rows right-padded with ``pad_sequence``: there the
+    mask's last ``R`` columns mix prompt and padding whenever prompts differ in length, so it also sends
+    ``response_len`` (the true length of each output), which wins when present.
+    """
+    lengths_t = response_lengths(mask, width)
+    column = getattr(data, "non_tensor_batch", {}).get("response_len")
+    if column is None or len(column) != len(lengths_t):
+        return lengths_t
+    import torch
+
+    try:
+        exact = torch.as_tensor([int(n) for n in column], device=lengths_t.device)
+    except (TypeError, ValueError):
+        return lengths_t
+    return exact.clamp(min=0, max=width).to(lengths_t.dtype)
 
 
 def _valid_ids(responses: Any, lengths_t: Any, lengths: list[int]) -> list[list[int]]:
@@ -111,7 +131,8 @@ _FAST_DECODE_MODULES = ("transformers.tokenization_utils_fast", "transformers.to
 
 
 def decode_rows(tokenizer: Any, rows: list[list[int]]) -> list[str]:
-    """``tokenizer.batch_decode(rows, skip_special_tokens=True)``, done in one Rust call when that is exact.
+    """``tokenizer.batch_decode(rows, skip_special_tokens=True)``, done in one Rust call when that is exact
+    (a tokenizer with only ``decode``, all verl requires, is called row by row).
 
     For a fast tokenizer whose ``_decode`` is transformers' own and that does no space clean-up, the result is
     exactly the backend's ``decode_batch``; transformers would otherwise re-check every id in Python and
@@ -126,7 +147,10 @@ def decode_rows(tokenizer: Any, rows: list[list[int]]) -> list[str]:
     )
     if exact:
         return list(backend.decode_batch(rows, skip_special_tokens=True))
-    return list(tokenizer.batch_decode(rows, skip_special_tokens=True))
+    batch_decode = getattr(tokenizer, "batch_decode", None)
+    if batch_decode is None:  # verl itself only calls decode(ids, skip_special_tokens=True) per row
+        return [tokenizer.decode(row, skip_special_tokens=True) for row in rows]
+    return list(batch_decode(rows, skip_special_tokens=True))
 
 
 def _column(non_tensor: Mapping[str, Any], key: str, i: int) -> Any:
@@ -198,8 +222,11 @@ class ExtraInfoSchema:
       ``reward_status`` (``ok`` or the failure), ``timeout`` (bool) and ``error`` (the failure message,
       ``""`` when ok);
     * the metric keys of every scorer the manager can route to (``metric_types``), and the shaper's;
-    * keys a scorer returned that were not declared (a custom function's dict keys) are learned on first
-      sight and carried by every later sample of this manager (at most 64).
+    * ``declared`` keys (``reward.extra_info_keys``, GDPO's ``algorithm.gdpo_reward_keys``);
+    * in a batch call (classic ``__call__``, ``run_batch``, ``compute_rm_score``), keys a scorer returned that
+      were not declared (a custom function's dict keys) are learned and carried by every row of that batch and
+      of later batches (at most 64). One sample at a time (``run_single``, verl's streaming reward loop) they
+      are left out with a warning: samples scored by different workers cannot agree on keys no one declared.
 
     A sample without a value for a key gets a filler of the key's type: numbers get ``fill_number`` (the
     failure reward, ``on_error``: GDPO and verl's metric reductions read these columns as float32, where
@@ -212,6 +239,7 @@ class ExtraInfoSchema:
             self.kinds.setdefault(str(key), kind)
         self.fill_number = float(fill_number)
         self._warned = False
+        self._told: set[str] = set()
 
     def _fill(self, kind: type) -> Any:
         return {float: self.fill_number, bool: False, str: ""}.get(kind)
@@ -253,9 +281,19 @@ class ExtraInfoSchema:
         return [self.row(score, reward) for score, reward in zip(scores, rewards, strict=True)]
 
     def row(self, score: Score, reward: float) -> dict[str, Any]:
-        """One sample's ``reward_extra_info``: every key of the schema, in schema order."""
+        """One sample's ``reward_extra_info``: every key of the schema, in schema order. Metrics the schema
+        does not have are left out (and named in a warning, once each): see :meth:`rows`."""
         metrics = score.metrics
-        self.learn(metrics)
+        undeclared = [k for k in metrics if k not in self.kinds and k not in self._told]
+        if undeclared:
+            self._told.update(undeclared)
+            logger.warning(
+                "reward_extra_info keys %s are not declared, so they are left out of samples scored one at a "
+                "time (streaming): samples would otherwise differ in keys, and verl's trainer builds its columns "
+                "from the first sample's keys (KeyError). Declare them in reward.extra_info_keys "
+                "(GDPO's algorithm.gdpo_reward_keys are declared automatically).",
+                sorted(undeclared),
+            )
         error = "" if score.ok else str(score.info.get("error") or score.status.value)[:_MAX_ERROR_CHARS]
         base = {
             "score": float(reward),

@@ -18,7 +18,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..._loader import load_extern_object
+from ..._loader import load_extern_module, load_extern_object
 from ...config import RewardConfig, load_reward_config
 from ...errors import ConfigError
 from ...scorers._custom import load_custom_function
@@ -36,15 +36,19 @@ logger = logging.getLogger(__name__)
 
 
 def resolve_reward_manager_cls(config: Any, *, kind: str | None = None) -> type:
-    """The manager class named by ``reward.reward_manager`` (registry name, or ``importlib`` module + class)."""
+    """The manager class named by ``reward.reward_manager``: a registry name, or with ``source: importlib`` the
+    class ``reward_manager.name`` of ``module.path`` (verl 0.9.1's rule; ``module.name`` when the module has no
+    such attribute, as older layouts and verl's legacy migration set it)."""
     cfg = load_reward_config(config)
     spec = cfg.reward_manager
     if spec.source == "register":
         return get_reward_manager_cls(spec.name, kind)
-    cls = load_extern_object(spec.module.path, spec.module.name)  # type: ignore[arg-type]
+    module = load_extern_module(spec.module.path)  # type: ignore[arg-type]
+    name = spec.name if hasattr(module, spec.name) else spec.module.name
+    cls = load_extern_object(spec.module.path, name)  # type: ignore[arg-type]
     if not isinstance(cls, type) or not issubclass(cls, AbstractRewardManager | RewardManagerBase):
         raise ConfigError(
-            f"reward.reward_manager.module {spec.module.path}:{spec.module.name} is not a reward manager class "
+            f"reward.reward_manager.module {spec.module.path}:{name} is not a reward manager class "
             "(subclass RewardManagerBase or AbstractRewardManager)"
         )
     return cls
@@ -76,10 +80,14 @@ def load_reward_manager(
                 **kwargs,
             )
         # ours: let the manager load the function itself (by path, so it can travel to worker processes)
-        return cls(config=cfg, tokenizer=tokenizer, compute_score=None, **kwargs)
+        return cls(
+            config=config if config is not None else cfg, tokenizer=tokenizer, compute_score=None, **kwargs
+        )
     kwargs = {**dict(cfg.reward_kwargs), **reward_kwargs}
     if _is_ours(cls) and cfg.runner:
         kwargs.setdefault("runner_config", dict(cfg.runner))  # the classic path honours reward.runner too
+    if _is_ours(cls) and cfg.extra_info_keys:
+        kwargs.setdefault("extra_info_keys", dict(cfg.extra_info_keys))
     return cls(tokenizer=tokenizer, num_examine=num_examine or 0, compute_score=compute_score, **kwargs)
 
 
@@ -97,6 +105,17 @@ def _has_classic(cfg: RewardConfig) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _experiment_name(config: Any) -> Any:
+    trainer = config.get("trainer") if isinstance(config, Mapping) else getattr(config, "trainer", None)
+    if trainer is None or isinstance(config, RewardConfig):
+        return None
+    return (
+        trainer.get("experiment_name")
+        if isinstance(trainer, Mapping)
+        else getattr(trainer, "experiment_name", None)
+    )
 
 
 def _is_ours(cls: type) -> bool:
@@ -189,7 +208,7 @@ class RewardLoopManager:
             self.reward_router_address = self.reward_model_manager.router_address
         self.reward_manager_cls = resolve_reward_manager_cls(self.reward_config, kind="loop")
         self.worker = RewardLoopWorker(
-            self.reward_config,
+            config if config is not None else self.reward_config,  # the trainer config: gdpo reads trainer.*
             self.reward_router_address,
             tokenizer=self.tokenizer,
             reward_model_tokenizer=rm_tokenizer,
@@ -242,9 +261,11 @@ class RewardLoopManager:
             if cfg.get(key) is not None:
                 cfg[key] = cfg[key] / n
         cfg["max_concurrent"] = max(1, -(-cfg["max_concurrent"] // n))
+        experiment = _experiment_name(self.config)
+        actor_cfg = {"reward": cfg, "trainer": {"experiment_name": experiment}} if experiment else cfg
         return [
             cls.options(name=f"reward_loop_worker_{i}_{random.getrandbits(32):08x}").remote(
-                cfg,
+                actor_cfg,
                 self.reward_router_address,
                 tokenizer=self.tokenizer,
                 reward_model_tokenizer=self._rm_tokenizer,

@@ -20,6 +20,7 @@ verl (no silent zeros, no mutated inputs, reward on the last generated token) ar
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import logging
@@ -52,6 +53,7 @@ __all__ = [
     "BatchRewardManager",
     "DAPORewardManager",
     "LoopDAPORewardManager",
+    "LoopGDPORewardManager",
     "LoopNaiveRewardManager",
     "NaiveRewardManager",
     "PrimeRewardManager",
@@ -63,6 +65,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_KINDS: dict[str, type] = {"float": float, "bool": bool, "str": str, "any": object}
 
 _CLASSIC: dict[str, type] = {}
 _LOOP: dict[str, type] = {}
@@ -203,6 +207,8 @@ class _Core:
         reward_fn_key: str = "data_source",
         strip_eos: bool = False,
         num_examine: int = 0,
+        extra_info_keys: Mapping[str, str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         if tokenizer is None:
             raise TypeError("a reward manager needs the tokenizer that decodes the responses (got None)")
@@ -218,11 +224,18 @@ class _Core:
         self.strip_eos = strip_eos
         self.num_examine = num_examine
         self.on_error = float(on_error)
-        self.schema = ExtraInfoSchema(declared_metrics(manager), fill_number=self.on_error)
+        declared = {k: _KINDS[v] for k, v in (extra_info_keys or {}).items()}
+        self.schema = ExtraInfoSchema({**declared, **declared_metrics(manager)}, fill_number=self.on_error)
+        self.metadata = dict(metadata or {})
         self._examined: dict[str, int] = {}
 
     def read(self, data: Any) -> ReadBatch:
-        return read_batch(data, self.tokenizer, reward_fn_key=self.reward_fn_key, strip_eos=self.strip_eos)
+        rows = read_batch(data, self.tokenizer, reward_fn_key=self.reward_fn_key, strip_eos=self.strip_eos)
+        if self.metadata:
+            rows.samples = [
+                dataclasses.replace(s, metadata={**s.metadata, **self.metadata}) for s in rows.samples
+            ]
+        return rows
 
     async def ascore(self, data: Any) -> tuple[ReadBatch, ScoreBatch]:
         rows = self.read(data)
@@ -242,9 +255,15 @@ class _Core:
     def score(self, data: Any) -> tuple[ReadBatch, ScoreBatch]:
         return self.manager.runner._call_sync(self.ascore(data))
 
-    def pack(self, rows: ReadBatch, batch: ScoreBatch) -> tuple[list[float], list[dict[str, Any]]]:
+    def pack(
+        self, rows: ReadBatch, batch: ScoreBatch, *, learn: bool = True
+    ) -> tuple[list[float], list[dict[str, Any]]]:
+        """Rewards and extra info; ``learn=False`` (one trajectory at a time) keeps to the declared keys."""
         rewards = rewards_of(batch, self.on_error)
-        results = self.schema.rows(list(batch), rewards)
+        if learn:
+            results = self.schema.rows(list(batch), rewards)
+        else:
+            results = [self.schema.row(s, r) for s, r in zip(batch, rewards, strict=True)]
         self._examine(rows, rewards)
         return rewards, results
 
@@ -269,7 +288,7 @@ class _Core:
             score = await self.manager.ascore_one(rows.samples[0], rows.lengths[0])
         batch = ScoreBatch.from_scores([score], on_error=self.on_error)
         self._log_failures(batch)
-        rewards, results = self.pack(rows, batch)
+        rewards, results = self.pack(rows, batch, learn=False)
         return {"reward_score": rewards[0], "reward_extra_info": results[0]}
 
     def _log_failures(self, batch: ScoreBatch) -> None:
@@ -316,7 +335,9 @@ def declared_metrics(manager: RewardManager) -> dict[str, type]:
         for route in ROUTES.routes():
             try:
                 scorers.append(manager.router.resolve(route.pattern))
-            except Exception as exc:  # a plug-in route whose scorer cannot be built: scored later, or fails then
+            except (
+                Exception
+            ) as exc:  # a plug-in route whose scorer cannot be built: scored later, or fails then
                 logger.debug("route %s: %s", route.pattern, exc)
     declared: dict[str, type] = {}
     for scorer in scorers:
@@ -399,6 +420,7 @@ class _Classic(AbstractRewardManager):
         runner: Any = None,
         runner_config: Mapping[str, Any] | None = None,
         compute_score_timeout: float | None = None,
+        extra_info_keys: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> None:
         settings = dict(runner_config or {})
@@ -407,7 +429,12 @@ class _Classic(AbstractRewardManager):
         scorer, shapers = self._compose(compute_score, kwargs)
         manager = RewardManager(scorer, runner=runner, runner_config=settings, shapers=shapers)
         self.core = _Core(
-            manager, tokenizer, reward_fn_key=reward_fn_key, strip_eos=self.strip_eos, num_examine=num_examine
+            manager,
+            tokenizer,
+            reward_fn_key=reward_fn_key,
+            strip_eos=self.strip_eos,
+            num_examine=num_examine,
+            extra_info_keys=extra_info_keys,
         )
         self.tokenizer = tokenizer
         self.num_examine = num_examine
@@ -515,7 +542,8 @@ class _Loop(RewardManagerBase):
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
         extra = _router_kwargs(reward_router_address, reward_model_tokenizer)
-        scorer = _function_scorer(compute_score, **extra)
+        tokens = {"tokens_per_request": cfg.estimated_tokens_per_request} if self.rate_limits else {}
+        scorer = _function_scorer(compute_score, **tokens, **extra)  # max_tpm charges each call, as in verl
         if scorer is None and cfg.custom_reward_function.path:
             scorer = custom_function_scorer(cfg, extra, rate_limits=self.rate_limits)
         if scorer is None and cfg.reward_model.enable and reward_router_address:
@@ -525,7 +553,18 @@ class _Loop(RewardManagerBase):
         )
         num_examine = int(legacy.pop("num_examine", 0) or 0)
         reward_fn_key = legacy.pop("reward_fn_key", None) or "data_source"
-        self.core = _Core(manager, tokenizer, reward_fn_key=reward_fn_key, num_examine=num_examine)
+        self.core = _Core(
+            manager,
+            tokenizer,
+            reward_fn_key=reward_fn_key,
+            num_examine=num_examine,
+            extra_info_keys=cfg.extra_info_keys,
+            metadata=self._metadata(config),
+        )
+
+    def _metadata(self, config: Any) -> dict[str, Any]:
+        """Keys this manager adds to every sample's ``extra_info`` (none here)."""
+        return {}
 
     async def run_single(self, data: Any) -> dict[str, Any]:
         return await self.core.run_single(data)
@@ -578,6 +617,34 @@ class LoopDAPORewardManager(_Loop):
 
     shaping = True
 
+    @property
+    def overlong_buffer_cfg(self) -> Any:
+        """verl's attribute: the validated ``reward_kwargs.overlong_buffer_cfg`` (None when absent)."""
+        return self.reward_config.overlong[0]
+
+    @property
+    def max_resp_len(self) -> int | None:
+        """verl's attribute: ``reward_kwargs.max_resp_len`` (None when not set)."""
+        return self.reward_config.overlong[1]
+
+
+@register("gdpo")
+class LoopGDPORewardManager(_Loop):
+    """Reward loop ``gdpo`` (verl 0.9): naive plus ``extra_info["experiment_name"]`` from the trainer config's
+    ``trainer.experiment_name``. GDPO normalises each reward component (``algorithm.gdpo_reward_keys``)
+    separately: those keys, read from a trainer config, are in every sample's extra info as floats."""
+
+    def _metadata(self, config: Any) -> dict[str, Any]:
+        trainer = _cfg_section(config, "trainer")
+        name = _cfg_section(trainer, "experiment_name") if trainer is not None else None
+        return {} if name is None else {"experiment_name": name}
+
+
+def _cfg_section(cfg: Any, key: str) -> Any:
+    if isinstance(cfg, Mapping):
+        return cfg.get(key)
+    return getattr(cfg, key, None) if cfg is not None and not isinstance(cfg, RewardConfig) else None
+
 
 @register("remote")
 class RemoteRewardManager(_Loop):
@@ -599,6 +666,12 @@ class RateLimitedRewardManager(_Loop, AbstractRewardManager):
     """
 
     rate_limits = True
+
+    @property
+    def is_async_reward_score(self) -> bool:
+        """verl's attribute: True when ``compute_score`` is an ``async def`` (awaited in the event loop); a sync
+        one runs in worker processes here (verl: the default thread pool)."""
+        return bool(getattr(self.core.manager.scorer, "is_async", False))
 
 
 def run_coroutine(coro: Any) -> Any:
