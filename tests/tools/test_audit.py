@@ -84,3 +84,21 @@ def test_cli_audit_usage_errors(rollouts, capsys):
     assert main(["audit", str(rollouts), "--scorer", "math_equiv"]) == 2
     assert "exactly one reference" in capsys.readouterr().err
     assert main(["audit", str(rollouts), "--scorer", "no_such_scorer", "--labels", "label"]) == 2
+
+
+def test_partial_credit_is_a_wrong_verdict():
+    # one definition of accuracy with score and report: a 0.1 format score is not a correct answer
+    assert verdict_of(Score(value=0.1)) is False and verdict_of(Score(value=0.25)) is False
+    assert verdict_of(Score(value=0.9, info={"acc": True})) is True
+
+
+def test_cli_audit_labels_column_that_does_not_exist(rollouts, capsys):
+    # the README's own example compared 0 rows and exited 0
+    assert main(["audit", str(rollouts), "--scorer", "math_equiv", "--labels", "extra_info.nope"]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was compared" in err and "extra_info.level" in err
+
+
+def test_cli_audit_labels_typo_gets_a_suggestion(rollouts, capsys):
+    assert main(["audit", str(rollouts), "--scorer", "math_equiv", "--labels", "lable"]) == 2
+    assert "did you mean 'label'?" in capsys.readouterr().err
