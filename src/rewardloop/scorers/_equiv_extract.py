@@ -95,8 +95,13 @@ def extract_answers(response: str) -> Extraction:
 
 
 def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
-    """Content and span of every complete box, in order (nested boxes count once: the outer one)."""
-    closers = _closers(text) if "\\boxed" in text or "\\fbox" in text else {}
+    """Content and span of every complete box, in order (nested boxes count once: the outer one).
+
+    Each box's braces are matched from the box onwards; once that scanning has cost more than a few
+    passes over the text (many unclosed boxes: adversarial input), one map of every brace pair is built
+    and used instead, so the whole stays linear.
+    """
+    closers = _LocalClosers(text)
     found: list[tuple[str, tuple[int, int]]] = []
     end_of_last = -1
     for m in _BOX_START.finditer(text):
@@ -120,7 +125,32 @@ def _closers(text: str) -> dict[int, int]:
     return out
 
 
-def _box_body(text: str, j: int, closers: dict[int, int]) -> tuple[str | None, int]:
+class _LocalClosers:
+    """``closers.get(i)``: the index of the ``}`` closing the ``{`` at ``i``, or None; see :func:`_all_boxes`."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.budget, self.full = text, 4 * len(text) + 4096, None
+
+    def get(self, open_idx: int) -> int | None:
+        if self.full is not None:
+            return self.full.get(open_idx)
+        depth = 0
+        for m in _BRACE_EVENTS.finditer(self.text, open_idx):
+            ch = m.group()
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    self.budget -= m.end() - open_idx
+                    return m.start()
+        self.budget -= len(self.text) - open_idx
+        if self.budget < 0:
+            self.full = _closers(self.text)
+        return None
+
+
+def _box_body(text: str, j: int, closers: _LocalClosers | dict[int, int]) -> tuple[str | None, int]:
     k = j
     while k < len(text) and text[k] in " \t":
         k += 1

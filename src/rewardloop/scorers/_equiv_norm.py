@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 
 __all__ = ["MAX_ANSWER_CHARS", "Node", "exact_number", "normalize", "parse_structure", "split_top"]
@@ -65,6 +66,8 @@ _SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
 _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 _SPACES = re.compile(r"\s+")
+_TEXT_ONLY = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
+_CLOCK = re.compile(r"^\s*(\d{1,2}):([0-5]\d)\s*(?:([AaPp])\.?\s*[Mm]\.?)?\s*$")
 # a doubly escaped command (two backslashes before ``frac``: JSON or a Python string escaped twice) is the
 # command itself; not inside environments, where two backslashes end a matrix row
 _DOUBLE_ESCAPE = re.compile(
@@ -81,6 +84,11 @@ def normalize(text: str) -> str:
     """The answer with its presentation removed; whitespace-free except inside text words."""
     if not isinstance(text, str):
         return ""
+    return _normalize(text) if len(text) <= MAX_ANSWER_CHARS else _SPACES.sub("", text.strip())
+
+
+@lru_cache(maxsize=8192)  # a GRPO group shares its ground truth, and models repeat their answers
+def _normalize(text: str) -> str:
     s = text if "\\begin" in text else _DOUBLE_ESCAPE.sub(r"\\", text)
     s = _TRAILING_BACKSLASH.sub("", s.strip()).strip()
     if len(s) > MAX_ANSWER_CHARS:
@@ -89,6 +97,10 @@ def normalize(text: str) -> str:
     while prev != s:  # "**$4$**", "$**4**$" and '"$4$"' alike
         prev = s
         s = _strip_delims(_strip_markdown(_strip_quotes(s)))
+    clock = _CLOCK.match(_TEXT_ONLY.sub(r"\1", s))
+    if clock:  # "4:30 \text{ p.m.}", "\text{4:30 p.m.}", "4:30 PM": one spelling of a time of day
+        hours, minutes, half = clock.groups()
+        return f"{int(hours)}:{minutes}" + (f"\\text{{{half.lower()}m}}" if half else "")
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
     for token in _DROP:
         s = s.replace(token, " ")
@@ -283,6 +295,8 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
         return Node("set", s, tuple(parse_structure(p, depth=depth + 1) for p in items))
     if len(s) >= 2 and s[0] in "([" and s[-1] in ")]" and _balanced(s[1:-1]):
         items = split_top(s[1:-1])
+        if len(items) == 1 and ";" in s:  # "(0;-2;6)": semicolons separate coordinates
+            items = split_top(s[1:-1], ";")
         if len(items) >= 2:
             kids = tuple(parse_structure(p, depth=depth + 1) for p in items)
             return Node("tuple", s, kids, open=s[0], close=s[-1])

@@ -37,6 +37,7 @@ Ground truths that are not a non-empty string, a number, or a list of those are 
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 import time
@@ -142,6 +143,9 @@ def judge(
         verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
         return verdict
     answers = list(chosen.answers)
+    if len(answers) == 1 and any(answers[0].strip() == g.strip() for g in golds):
+        verdict.value, verdict.stage, verdict.per_answer = 1.0, "exact", [True]
+        return verdict  # the common case, settled before any normalisation
     gold_norm = [normalize(g) for g in golds]
     if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)):
         answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
@@ -611,6 +615,14 @@ def _gold_list(value: Any) -> list[str] | None:
     return None
 
 
+@functools.cache
+def _warm_up_once() -> None:
+    # one comparison per path of the symbolic stage: plain text, LaTeX (ANTLR), an equation
+    judge("\\boxed{(x+1)^2}", ["x^2+2x+1"])
+    judge("\\boxed{\\frac{\\sqrt{2}}{2}+\\pi}", ["\\pi+\\frac{1}{\\sqrt2}"])
+    judge("\\boxed{2x-y+3=0}", ["y=2x+3"])
+
+
 class MathEquivScorer(Scorer):
     """Cascade math verifier: exact, normalised, structured, then symbolic equivalence (see module doc)."""
 
@@ -651,6 +663,19 @@ class MathEquivScorer(Scorer):
         self.multiple_answers = multiple_answers
         self.rel_tol = float(rel_tol)
         self.max_boxed_values = max_boxed_values
+
+    def warm_up(self) -> None:
+        """Pay the symbolic stage's cold start now: import sympy and the LaTeX parser, compare once.
+
+        Runs once per process. A worker process calls it while it unpickles the scorer (see
+        :meth:`__setstate__`), which the execution layer does *before* a task's deadline starts, so the
+        first symbolic sample a worker gets is not charged the seconds of importing sympy.
+        """
+        _warm_up_once()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        _warm_up_once()
 
     def quick(self, sample: Sample) -> Score | None:
         """The verdict of stages 1-4 when they decide; None when only the symbolic stage can."""
