@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from fractions import Fraction
+from functools import lru_cache
 
 __all__ = ["MAX_ANSWER_CHARS", "Node", "exact_number", "normalize", "parse_structure", "split_top"]
 
