@@ -314,7 +314,19 @@ def test_cli_score_with_ray(ray_cluster, tmp_path, capsys):
         "    return float(solution_str.strip().endswith(str(ground_truth))) + bonus\n"
     )
     out, out_custom = tmp_path / "out.jsonl", tmp_path / "custom.jsonl"
-    base = ["score", str(src), "--no-progress", "--ray", "--ray-actors", "1", "--workers", "1"]
+    # one row of four has no route: 25% failed, above the CLI's default --max-failure-rate (0.1)
+    base = [
+        "score",
+        str(src),
+        "--no-progress",
+        "--ray",
+        "--ray-actors",
+        "1",
+        "--workers",
+        "1",
+        "--max-failure-rate",
+        "0.5",
+    ]
     assert main([*base, "-o", str(out)]) == 0
     scored = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["score"] for r in scored] == [1.0, 0.0, 1.0, None]
