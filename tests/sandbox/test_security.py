@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,9 +20,9 @@ import time
 import pytest
 
 from rewardloop.sandbox import Limits, RunStatus, Sandbox
-from rewardloop.sandbox._isolation import project_root
+from rewardloop.sandbox._isolation import project_root, unsafe_mounts
 
-from .conftest import wait_until_gone
+from .conftest import ISOLATED, skip_unless, wait_until_gone
 
 pytestmark = pytest.mark.sandbox
 
@@ -199,14 +200,6 @@ def test_unusual_top_level_directories_are_hidden(isolated_sandbox):
             assert any(t == path or t.startswith(path + "/") for t in exposed), path
 
 
-def test_set_uid_programs_cannot_raise_privileges(isolated_sandbox):
-    code = (
-        "import os\nnnp = [l.split()[1] for l in open('/proc/self/status') if l.startswith('NoNewPrivs')]\n"
-        "print(nnp == ['1'] or bool(os.statvfs('/usr/bin').f_flag & os.ST_NOSUID))"
-    )
-    assert isolated_sandbox.run(code).stdout == "True\n"
-
-
 def test_world_readable_system_files_stay_readable(isolated_sandbox):
     # the documented limit: no private root filesystem, so ordinary system files can be read
     result = isolated_sandbox.run("print(open('/etc/passwd').read().split(':')[0])")
@@ -370,3 +363,480 @@ def test_sandbox_survives_a_killed_holder(tmp_path):
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
         assert sb.run("print(2)").stdout == "2\n"  # a new holder is started
+
+
+# ---------------------------------------------------------------------------------------------- kernel
+# Privileges, mounts, keyrings, the compile cache, the mount plan and stdin (issue 14). Tests that need
+# to change mounts do it in a private mount namespace of a child process (``unshare --mount``): the
+# host's mount table is never touched, and everything they mount disappears with that process.
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+ZERO_CAPS = "0000000000000000"
+
+
+def _as_root_with_unshare() -> None:
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and util-linux unshare (a private mount namespace for the test)")
+
+
+def _script(code: str, *, private_mounts: bool = False, user: int | None = None, timeout: float = 180):
+    """Run ``code`` in a fresh Python (optionally in a private mount namespace, or as ``user``) that
+    imports rewardloop from this checkout; its last stdout line is JSON."""
+    python = sys.executable if user is None else "/usr/bin/python3"
+    argv = [python, "-c", code]
+    if private_mounts:
+        argv = ["unshare", "--mount", "--propagation", "private", "--", *argv]
+    if user is not None:
+        argv = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--", *argv]
+    env = {"PATH": os.environ.get("PATH", os.defpath), "PYTHONPATH": SRC, "HOME": "/tmp", "LANG": "C.UTF-8"}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd="/tmp")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+STATUS = (
+    "import json\nlines = open('/proc/self/status').read().strip().split('\\n')\n"
+    "print(json.dumps(dict(line.split(':\\t', 1) for line in lines)))"
+)
+
+
+def test_no_new_privs_and_no_capabilities(isolated_sandbox):
+    status = {k: v.strip() for k, v in json.loads(isolated_sandbox.run(STATUS).stdout).items()}
+    assert status["NoNewPrivs"] == "1"
+    for caps in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert status[caps] == ZERO_CAPS, (caps, status[caps])
+
+
+def test_every_reachable_mount_is_nosuid_and_nodev(isolated_sandbox):
+    result = isolated_sandbox.run("print(open('/proc/self/mountinfo').read())")
+    assert result.ok, result
+    assert len(result.stdout.splitlines()) > 3  # the check below has something to check
+    assert unsafe_mounts(result.stdout, isolated_sandbox._ensure().backend.device_nodes) == []
+
+
+MOUNTINFO = """\
+1 0 8:1 / / rw,nosuid,nodev - ext4 /dev/sda1 rw
+2 1 0:5 / /opt rw,relatime - tmpfs tmpfs rw
+3 1 0:6 / /dev rw,nosuid - devtmpfs dev rw
+4 3 0:6 /null /dev/null rw,nosuid - devtmpfs dev rw
+5 1 0:7 / /home rw,relatime - ext4 /dev/sda2 rw
+6 5 0:8 / /home rw,nosuid,nodev - tmpfs tmpfs rw
+7 1 0:9 / /srv/a rw - tmpfs tmpfs rw
+8 1 0:10 / /srv rw,nosuid,nodev - tmpfs tmpfs rw
+9 1 0:11 / /my\\040data rw,nosuid - ext4 /dev/sdb rw
+"""
+
+
+def test_the_mount_check_finds_every_reachable_unsafe_mount():
+    # /opt (a mount point that is exactly a standard directory), /dev (devices but not a device node),
+    # a name with a space; not /home (covered by a tmpfs), not /srv/a (under a sibling mounted at /srv),
+    # not /dev/null (a device node needs devices)
+    assert unsafe_mounts(MOUNTINFO, ["/dev/null"]) == [
+        "/dev (no nodev)",
+        "/my data (no nodev)",
+        "/opt (no nosuid, nodev)",
+    ]
+
+
+# A private mount namespace with the issue's layout: /opt is itself a mount point (a tmpfs, which allows
+# set-uid programs and devices), holding set-uid-root copies of `id` and `cat`, and a device node (that
+# of /dev/zero: harmless). The sandbox is built inside it, so its holder inherits the layout.
+SUID_SCRIPT = r"""
+import json, os, shutil, subprocess, sys
+subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=16m", "tmpfs", "/opt"], check=True)
+for tool in ("id", "cat"):
+    shutil.copy("/usr/bin/" + tool, "/opt/suid-" + tool)
+    os.chown("/opt/suid-" + tool, 0, 0)
+    os.chmod("/opt/suid-" + tool, 0o4755)
+os.mknod("/opt/zero-node", 0o20666, os.makedev(1, 5))
+os.chmod("/opt/zero-node", 0o666)
+from rewardloop.sandbox import Sandbox
+probe = '''
+import json, os, subprocess
+report = {"euid": subprocess.run(["/opt/suid-id", "-u"], capture_output=True, text=True).stdout.strip()}
+shadow = subprocess.run(["/opt/suid-cat", "/etc/shadow"], capture_output=True, text=True)
+report["shadow"] = shadow.returncode == 0 and "root:" in shadow.stdout
+try:
+    with open("/opt/zero-node", "rb") as fh:
+        report["device"] = len(fh.read(4))
+except OSError as exc:
+    report["device"] = exc.errno
+report["opt_flags"] = [l.split()[5] for l in open("/proc/self/mountinfo") if l.split()[4] == "/opt"]
+print(json.dumps(report))
+'''
+with Sandbox(isolation=ISOLATION) as sb:
+    result = sb.run(probe)
+print(json.dumps({"stdout": result.stdout, "status": result.status.value, "error": result.error}))
+"""
+
+
+@pytest.mark.parametrize("isolation", ISOLATED or ["unshare"])
+def test_a_set_uid_root_binary_on_its_own_mount_point_gives_nothing(isolation):
+    _as_root_with_unshare()
+    if isolation not in ISOLATED:
+        pytest.skip(f"isolation={isolation!r} is not available here")
+    out = _script(SUID_SCRIPT.replace("ISOLATION", repr(isolation)), private_mounts=True)
+    assert out["status"] == "finished", out
+    report = json.loads(out["stdout"])
+    assert report["euid"] not in ("", "0"), report  # the set-uid bit did nothing
+    assert report["shadow"] is False
+    assert report["device"] == 13  # EACCES: the device node on /opt cannot be opened (nodev)
+    flags = [set(f.split(",")) for f in report["opt_flags"]]
+    assert flags and all({"nosuid", "nodev"} <= f for f in flags)
+
+
+HOLDER_FAILS = r"""
+import json, os, signal, subprocess
+subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=1m", "tmpfs", "/opt"], check=True)
+os.mkdir("/opt/answers")
+from rewardloop.sandbox import Sandbox
+with Sandbox(isolation="unshare", hidden_paths=["/opt/answers"]) as sb:
+    first = sb.run("print(1)")
+    holder = sb._ensure().backend._holder
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait()
+    os.rmdir("/opt/answers")  # the next holder cannot cover it: it must not run anything
+    second = sb.run("print(2)")
+print(json.dumps([first.status.value, second.status.value, second.error]))
+"""
+
+
+def test_a_holder_that_cannot_set_up_its_mounts_runs_nothing():
+    _as_root_with_unshare()
+    if "unshare" not in ISOLATED:
+        pytest.skip("isolation='unshare' is not available here")
+    first, second, error = _script(HOLDER_FAILS, private_mounts=True)
+    assert first == "finished"
+    assert second == "sandbox_error" and "mount holder failed to start" in error
+
+
+# ---------------------------------------------------------------------------------------------- keyrings
+
+KEYS = r"""
+import ctypes, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+ADD_KEY, KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
+SESSION, USER = -3, -4
+L = ctypes.c_long
+
+def add(desc, ring):
+    return libc.syscall(L(ADD_KEY), b"user", desc.encode(), b"v", ctypes.c_size_t(1), L(ring))
+
+def search(desc, ring):
+    return libc.syscall(L(KEYCTL), L(10), L(ring), b"user", desc.encode(), L(0))
+
+def read(key):
+    buf = ctypes.create_string_buffer(64)
+    n = libc.syscall(L(KEYCTL), L(11), L(key), buf, ctypes.c_size_t(64))
+    return buf.raw[:n].decode() if n >= 0 else None
+"""
+KEY_PROBE = (
+    KEYS
+    + r"""
+found = {
+    "caller": [search("rewardloop-caller-secret", SESSION), read(int(sys.argv[1]))],
+    "previous": [search("rewardloop-run-key", SESSION), search("rewardloop-run-key", USER)],
+    "previous_by_id": [read(int(k)) for k in sys.argv[2:]],
+    "listed": "rewardloop-" in open("/proc/keys").read(),
+}
+mine = [add("rewardloop-run-key", SESSION), add("rewardloop-run-key", USER)]
+print(json.dumps({"found": found, "mine": mine, "own": [read(k) for k in mine]}))
+"""
+)
+KEY_SCRIPT = (
+    KEYS
+    + r"""
+libc.syscall(L(KEYCTL), L(1), None)  # a session keyring of our own: the test process's stays clean
+secret = add("rewardloop-caller-secret", SESSION)
+assert secret > 0 and read(secret) == "v"
+from rewardloop.sandbox import Sandbox
+with Sandbox(isolation=ISOLATION) as sb:
+    first = json.loads(sb.run(PROBE, args=[str(secret)]).stdout)
+    second = json.loads(sb.run(PROBE, args=[str(secret), *map(str, first["mine"])]).stdout)
+print(json.dumps([first, second]))
+"""
+)
+
+
+def _keyring_runs(isolation: str, user: int | None = None) -> tuple[dict, dict]:
+    code = KEY_SCRIPT.replace("ISOLATION", repr(isolation)).replace("PROBE", repr(KEY_PROBE))
+    first, second = _script(code, user=user)
+    return first, second
+
+
+def _keyctl_known() -> None:
+    if os.uname().machine not in ("x86_64", "aarch64"):
+        pytest.skip("the probe knows the keyctl system call numbers of x86_64 and aarch64 only")
+
+
+@pytest.mark.parametrize("isolation", ISOLATED or ["unshare"])
+def test_each_run_gets_a_fresh_empty_session_keyring(isolation):
+    if isolation not in ISOLATED:
+        pytest.skip(f"isolation={isolation!r} is not available here")
+    _keyctl_known()
+    first, second = _keyring_runs(isolation)
+    # keyrings work inside (a key in the user keyring is the uid's, not possessed: not readable)
+    assert all(k > 0 for k in first["mine"]) and first["own"][0] == "v"
+    for run in (first, second):
+        assert run["found"]["caller"][0] < 0 and run["found"]["caller"][1] is None  # the caller's key
+        assert run["found"]["listed"] is False
+    assert all(k < 0 for k in second["found"]["previous"])  # the previous run's keys, by name ...
+    assert second["found"]["previous_by_id"] == [None, None]  # ... and by number
+
+
+# ---------------------------------------------------------------------------------------------- compile cache
+
+PEEK = r"""
+#include <dirent.h>
+#include <stdio.h>
+#include <fcntl.h>
+int main(int argc, char **argv) {
+    DIR *d = opendir(argv[1]);
+    printf("cache:%s\n", d ? "listed" : "hidden");
+    printf("peer:%s\n", open(argv[2], O_RDONLY) >= 0 ? "read" : "hidden");
+    DIR *here = opendir(".");
+    struct dirent *e;
+    while ((e = readdir(here)) != NULL)
+        if (e->d_name[0] != '.') printf("cwd:%s\n", e->d_name);
+    return 0;
+}
+"""
+
+
+def test_a_run_sees_only_its_own_build(isolated_sandbox):
+    skip_unless(isolated_sandbox, "c")
+    peer = isolated_sandbox.run('#include <stdio.h>\nint main(void) { puts("peer answer"); }', "c")
+    assert peer.ok and peer.stdout == "peer answer\n", peer
+    cache = isolated_sandbox._ensure().cache_dir
+    builds = [os.path.join(cache, e, "main") for e in os.listdir(cache) if not e.startswith(".")]
+    builds = [b for b in builds if os.path.exists(b)]
+    probe = isolated_sandbox.run(PEEK, "c", args=[cache, builds[0]])
+    assert probe.ok, probe
+    assert probe.stdout.splitlines() == ["cache:hidden", "peer:hidden", "cwd:main"]
+    other = isolated_sandbox.run("import os, sys\nprint(os.path.exists(sys.argv[1]))", args=[builds[0]])
+    assert other.stdout == "False\n"  # nor from a program of another language
+
+
+def test_the_build_cannot_be_changed_by_its_run(isolated_sandbox):
+    skip_unless(isolated_sandbox, "c")
+    code = (
+        '#include <stdio.h>\nint main(void) { FILE *f = fopen("main", "w");\n'
+        '  puts(f ? "rewritten" : "read-only"); }'
+    )
+    first = isolated_sandbox.run(code, "c")
+    again = isolated_sandbox.run(code, "c")
+    assert first.stdout == again.stdout == "read-only\n", (first, again)
+
+
+def test_a_build_over_the_entry_cap_is_used_once_and_not_kept(tmp_path):
+    with Sandbox(cache_dir=str(tmp_path / "cache"), cache_max_mb=4) as sb:  # entry cap: 1 MB
+        skip_unless(sb, "c")
+        big = (  # a 3 MB initialised array: in the binary
+            "#include <stdio.h>\nchar data[3 << 20] = {1, 2, 3};\n"
+            'int main(int argc, char **argv) { printf("%d\\n", data[argc - 1]); }'
+        )
+        first = sb.run(big, "c")
+        assert first.ok and first.stdout == "1\n", first
+        assert sb._ensure().cache.total_bytes() < 1 << 20  # the 3 MB build is gone after its run
+        assert sb.run(big, "c").ok and sb._compiles == 2  # so it is compiled again
+        small = '#include <stdio.h>\nint main(void) { puts("small"); }'
+        assert sb.run(small, "c").ok and sb.run(small, "c").ok and sb._compiles == 3  # small ones stay
+
+
+def _fake_build(tmp_path, name: str, size: int) -> str:
+    path = tmp_path / "builds" / name
+    path.mkdir(parents=True)
+    (path / "main").write_bytes(os.urandom(size))
+    return str(path / "main")
+
+
+def test_the_cache_evicts_the_least_recently_used_entries(tmp_path):
+    from rewardloop.sandbox._cache import CompileCache
+    from rewardloop.sandbox._types import RunResult
+
+    root = tmp_path / "cache"
+    root.mkdir()
+    cache = CompileCache(str(root), max_bytes=1 << 20)
+    ok = RunResult(status=RunStatus.FINISHED, exit_code=0)
+    keys = [f"{i:064x}" for i in range(6)]
+    for i, key in enumerate(keys[:4]):
+        assert cache.store(key, ok, _fake_build(tmp_path, key, 200_000)) == key
+        os.utime(root / key / "result.json", (1000 + i, 1000 + i))  # distinct, ordered last uses
+    assert cache.load(keys[0]) is not None  # now the most recently used
+    with cache.using(keys[1]):  # in use: kept whatever its age
+        cache.store(keys[4], ok, _fake_build(tmp_path, keys[4], 200_000))
+        cache.store(keys[5], ok, _fake_build(tmp_path, keys[5], 200_000))
+    kept = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))
+    assert keys[2] not in kept and keys[3] not in kept  # the least recently used went first
+    assert {keys[0], keys[1], keys[5]} <= set(kept)
+    assert cache.total_bytes() <= 1 << 20
+
+
+# ---------------------------------------------------------------------------------------------- mount plan
+
+
+def test_a_toolchain_in_a_home_directory_exposes_only_itself(isolated_sandbox, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "bin").mkdir(parents=True)
+    shutil.copy(os.path.realpath(shutil.which("bash") or "/bin/bash"), home / "bin" / "bash")
+    (home / ".npmrc").write_text("//registry.npmjs.org/:_authToken=secret-token\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", f"{home / 'bin'}:{os.environ['PATH']}")
+    with Sandbox(isolation=isolated_sandbox.isolation) as sb:
+        tc = sb._ensure().toolchains["bash"]
+        assert tc is not None and tc.roots == (str(home / "bin" / "bash"),)
+        code = 'cat "$1/.npmrc" 2>/dev/null || echo hidden; ls "$1"; ls "$1/bin"'
+        result = sb.run(code, "bash", args=[str(home)])
+    assert result.ok and result.stdout == "hidden\nbin\nbash\n", result
+
+
+def test_no_cargo_fallback_when_rustc_cannot_name_its_sysroot(tmp_path, monkeypatch):
+    from rewardloop.sandbox._languages import LANGUAGES
+
+    if not shutil.which("cc"):
+        pytest.skip("no cc: rust is unavailable here anyway")
+    cargo_bin = tmp_path / ".cargo" / "bin"
+    cargo_bin.mkdir(parents=True)
+    (cargo_bin / "rustc").write_text("#!/bin/sh\necho 'error: no default toolchain' >&2\nexit 1\n")
+    (cargo_bin / "rustc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{cargo_bin}:{os.environ['PATH']}")
+    assert LANGUAGES["rust"].resolve() is None
+
+
+def test_the_plan_never_keeps_the_root_or_a_home_visible():
+    from rewardloop.sandbox._isolation import plan_mounts
+    from rewardloop.sandbox._languages import _root_of
+
+    assert _root_of("/bin/bash") == "/bin/bash"  # a host without merged /usr: not "/"
+    assert _root_of(os.path.expanduser("~/bin/tool")) == os.path.expanduser("~/bin/tool")
+    plan = plan_mounts([], ["/", "/bin", os.path.expanduser("~")])
+    assert "/tmp" in plan.hidden and "/root" in plan.hidden
+    assert [t for t, _ in plan.exposed if t in ("/", os.path.expanduser("~"))] == []
+
+
+SYMLINK_SCRIPT = r"""
+import json, os, subprocess
+subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=1m", "tmpfs", "/opt"], check=True)
+os.makedirs("/opt/real-answers")
+with open("/opt/real-answers/key.txt", "w") as fh:
+    fh.write("42")
+os.symlink("/opt/real-answers", "/opt/answers")
+from rewardloop.sandbox import Sandbox
+from rewardloop.sandbox._isolation import plan_mounts
+plan = plan_mounts([], [], defaults=["/opt/answers"])
+with Sandbox(isolation=ISOLATION, hidden_paths=["/opt/answers"]) as sb:
+    seen = sb.run("import os\nprint(os.listdir('/opt/real-answers'))").stdout
+print(json.dumps({"hidden": plan.hidden, "seen": seen}))
+"""
+
+
+@pytest.mark.parametrize("isolation", ISOLATED or ["unshare"])
+def test_a_hidden_symlink_hides_its_target(isolation):
+    _as_root_with_unshare()
+    if isolation not in ISOLATED:
+        pytest.skip(f"isolation={isolation!r} is not available here")
+    out = _script(SYMLINK_SCRIPT.replace("ISOLATION", repr(isolation)), private_mounts=True)
+    assert "/opt/real-answers" in out["hidden"]  # a default hidden path that is a link
+    assert out["seen"] == "[]\n"
+
+
+# ---------------------------------------------------------------------------------------------- stdin, threads
+
+STDIN_PROBE = r"""
+import errno, os, stat, sys
+kind = "pipe" if stat.S_ISFIFO(os.fstat(0).st_mode) else "other"
+try:
+    os.write(0, b"x")
+    wrote = "wrote"
+except OSError as exc:
+    wrote = errno.errorcode[exc.errno]
+try:
+    with open("/proc/self/fd/0", "wb") as fh:
+        reopened = "reopened"
+except OSError as exc:
+    reopened = errno.errorcode[exc.errno]
+data = sys.stdin.buffer.read()
+print(kind, wrote, reopened, len(data), data[:2].decode(), data[-2:].decode())
+"""
+
+
+def test_stdin_is_a_read_only_pipe(isolated_sandbox):
+    stdin = b"ab" + b"x" * (3 << 20) + b"yz"  # more than any pipe buffer: fed while the program reads
+    result = isolated_sandbox.run(STDIN_PROBE, stdin=stdin)
+    kind, wrote, reopened, size, head, tail = result.stdout.split()
+    assert (kind, wrote, head, tail, int(size)) == ("pipe", "EBADF", "ab", "yz", len(stdin)), result
+    if os.geteuid() == 0:  # the pipe belongs to root; the run has a uid of its own
+        assert reopened == "EACCES"
+
+
+def test_a_program_that_ignores_a_large_stdin_still_finishes(any_sandbox):
+    result = any_sandbox.run("print('done')", stdin=b"z" * (8 << 20))
+    assert result.status is RunStatus.FINISHED and result.stdout == "done\n", result
+
+
+def test_python_starts_200_threads(isolated_sandbox):
+    if not isolated_sandbox._ensure().cgroups.has("memory"):
+        pytest.skip("no memory cgroup: RLIMIT_DATA is the memory cap, and it counts thread stacks")
+    code = (
+        "import threading\nstop = threading.Event()\n"
+        "threads = [threading.Thread(target=stop.wait) for _ in range(200)]\n"
+        "for t in threads:\n    t.start()\nprint(sum(t.is_alive() for t in threads))\nstop.set()"
+    )
+    result = isolated_sandbox.run(code, limits=Limits(memory_mb=256, max_processes=256))
+    assert result.ok and result.stdout == "200\n", result
+
+
+# ---------------------------------------------------------------------------------------------- unprivileged
+
+UNPRIVILEGED = r"""
+import json, os
+from rewardloop.sandbox import Sandbox
+probe = '''
+import json, os, socket
+status = dict(l.split(":\\t", 1) for l in open("/proc/self/status").read().strip().split("\\n"))
+try:
+    open(CHECKOUT + "/pyproject.toml").read()
+    checkout = "read"
+except OSError as exc:
+    checkout = type(exc).__name__
+print(json.dumps({"uid": os.getuid(), "nnp": status["NoNewPrivs"].strip(), "bnd": status["CapBnd"].strip(),
+                  "eff": status["CapEff"].strip(), "nics": sorted(n for _, n in socket.if_nameindex()),
+                  "checkout": checkout, "mountinfo": open("/proc/self/mountinfo").read()}))
+'''.replace("CHECKOUT", repr(CHECKOUT))
+with Sandbox() as sb:
+    result = sb.run(probe)
+    devices = sb._ensure().backend.device_nodes
+print(json.dumps({"isolation": sb.isolation, "me": os.getuid(), "out": result.stdout, "error": result.error,
+                  "devices": devices}))
+"""
+
+
+def _nobody_with_bwrap() -> None:
+    if os.geteuid() != 0 or "bwrap" not in ISOLATED or not os.path.exists("/usr/bin/python3"):
+        pytest.skip("needs root (to become nobody), bubblewrap and /usr/bin/python3")
+
+
+def test_an_unprivileged_caller_is_isolated_by_bwrap():
+    _nobody_with_bwrap()
+    root = project_root()
+    if root is None:
+        pytest.skip("rewardloop is installed, not run from a checkout")
+    out = _script(UNPRIVILEGED.replace("CHECKOUT", repr(root)), user=65534)
+    if out["isolation"] != "bwrap":
+        pytest.skip(f"bubblewrap does not work for an unprivileged user here ({out['error']})")
+    report = json.loads(out["out"])
+    assert report["uid"] == out["me"] == 65534  # its own uid, in a user namespace
+    assert (report["nnp"], report["bnd"], report["eff"]) == ("1", ZERO_CAPS, ZERO_CAPS)
+    assert report["nics"] == ["lo"] and report["checkout"] == "FileNotFoundError"
+    assert unsafe_mounts(report["mountinfo"], out["devices"]) == []
+
+
+def test_an_unprivileged_callers_keys_stay_unreadable():
+    _nobody_with_bwrap()
+    _keyctl_known()
+    first, second = _keyring_runs("bwrap", user=65534)
+    for run in (first, second):
+        assert run["found"]["caller"][0] < 0 and run["found"]["caller"][1] is None
+    assert all(k < 0 for k in second["found"]["previous"])
+    assert second["found"]["previous_by_id"] == [None, None]

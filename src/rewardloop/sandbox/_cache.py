@@ -168,17 +168,18 @@ class CompileCache:
 
 
 def _size(path: str) -> int:
-    """Bytes a file or directory tree takes on disk (allocated blocks)."""
+    """Bytes of a file or directory tree: apparent sizes (a sparse build counts in full, as copying it
+    may fill it in), at least one block per file or directory."""
     try:
         top = os.lstat(path)
     except OSError:
         return 0
-    total = top.st_blocks * 512
+    total = max(top.st_size, 4096)
     if stat.S_ISDIR(top.st_mode):
         for root, dirs, names in os.walk(path):
             for n in (*dirs, *names):
                 with contextlib.suppress(OSError):
-                    total += os.lstat(os.path.join(root, n)).st_blocks * 512
+                    total += max(os.lstat(os.path.join(root, n)).st_size, 4096)
     return total
 
 
