@@ -467,3 +467,22 @@ ANSWERS = [
 @pytest.mark.parametrize(("gold", "answer", "reward"), ANSWERS)
 def test_chains_labels_and_presentation(gold, answer, reward):
     assert _verdict(gold, f"\\boxed{{{answer}}}").value == reward
+
+
+def test_unpickling_in_a_fresh_process_warms_the_symbolic_stage_up():
+    # a worker unpickles the scorer before a task's deadline starts: that is where sympy's import goes
+    import subprocess
+    import sys
+
+    blob = pickle.dumps(MathEquivScorer()).hex()
+    code = (
+        "import pickle, sys\n"
+        "import rewardloop.scorers.math_equiv\n"
+        "before = 'sympy' in sys.modules\n"
+        f"scorer = pickle.loads(bytes.fromhex('{blob}'))\n"
+        "print(before, 'sympy' in sys.modules, 'latex2sympy2_extended' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.split() == ["False", "True", "True"]

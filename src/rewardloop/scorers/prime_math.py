@@ -21,6 +21,8 @@ Deliberate differences (see docs/verl-differences.md):
   and decimals within a relative 1e-4 of a closed form (``0.8660`` for ``\\frac{\\sqrt{3}}{2}``).
 * Boxes are found by :mod:`rewardloop.scorers._latex` (escaped braces, ``\\boxed 5``, an unclosed last box
   falls back to the previous complete one).
+* Interval endpoints count: verl's fallback strips the outer brackets of both sides and accepts ``[2,5]``
+  for ``[2,5)``; here a bracketed answer against an interval with other brackets is not equal.
 * Numbers too long for a float (``float('1'*400) == inf``) are not numbers: verl calls any two of them equal.
 * Blow-ups are refused up front (huge powers and factorials, answers over :data:`MAX_ANSWER_CHARS` only get
   the string comparison); what remains is bounded by the execution layer's deadline, which reports a
@@ -558,15 +560,27 @@ def _format_interval(prediction: str) -> str:
 
 def _without_brackets(prediction: str, reference: str) -> tuple[str, str]:
     """Both sides as verl compares them first: outer brackets stripped when the prediction is bracketed and
-    the reference does not open with the other kind, then every ``{}()`` removed."""
+    the reference does not open with the other kind, then every ``{}()`` removed.
+
+    Unlike verl, the brackets are kept when the reference is itself an interval with other endpoints
+    (``[2,5]`` vs ``[2,5)``): verl strips both and accepts a closed interval for a half-open one.
+    """
     bracketed = (
         prediction.startswith("[") and prediction.endswith("]") and not reference.startswith("(")
     ) or (prediction.startswith("(") and prediction.endswith(")") and not reference.startswith("["))
+    if bracketed and _endpoints_differ(prediction, reference):
+        return prediction, reference
     if bracketed:
         prediction, reference = prediction.strip("[]()"), reference.strip("[]()")
     for ch in "{}()":
         prediction, reference = prediction.replace(ch, ""), reference.replace(ch, "")
     return prediction, reference
+
+
+def _endpoints_differ(prediction: str, reference: str) -> bool:
+    """Both sides are bracketed at both ends, by different pairs of brackets: ``[2,5]`` and ``[2,5)``."""
+    ends = (reference[:1], reference[-1:])
+    return ends[0] in "([" and ends[1] in ")]" and ends != (prediction[0], prediction[-1])
 
 
 def _pairs(pred_parts: list[Any], ref_parts: list[Any]) -> list[tuple[Any, Any]] | None:
