@@ -102,3 +102,10 @@ def test_cli_audit_labels_column_that_does_not_exist(rollouts, capsys):
 def test_cli_audit_labels_typo_gets_a_suggestion(rollouts, capsys):
     assert main(["audit", str(rollouts), "--scorer", "math_equiv", "--labels", "lable"]) == 2
     assert "did you mean 'label'?" in capsys.readouterr().err
+
+
+def test_cli_audit_that_compares_nothing_exits_1(rollouts, capsys):
+    # the code scorer cannot parse math ground truths: every sample of A fails, nothing is compared
+    assert main(["audit", str(rollouts), "--scorer", "code", "--labels", "label", "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "compared 0 samples" in captured.err and "parse_error" in captured.out
