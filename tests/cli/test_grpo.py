@@ -128,3 +128,14 @@ def test_real_rollouts_eight_per_prompt(tmp_path, capsys):
     assert ks == sorted(ks)
     [task] = [t for t in data["tasks"] if t["task"] == "HuggingFaceH4/MATH-500"]
     assert math500["pass@1"] == pytest.approx(task["accuracy"], abs=1e-6)
+
+
+def test_only_lists_of_strings_expand(tmp_path, capsys):
+    chat = [{"role": "assistant", "content": "#### 4"}]  # one conversational response, not n responses
+    rows = [row("openai/gsm8k", "4", chat, index=0), row("openai/gsm8k", "4", [], index=1)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(path), "-o", str(out)]) == 1  # every row failed, and says why
+    scored = read_jsonl(out)
+    assert len(scored) == 2 and all("must be a string, got list" in r["error"] for r in scored)

@@ -337,11 +337,13 @@ def _group_text(value: Any) -> str | None:
 def expand_rows(
     rows: Sequence[dict[str, Any]], response_key: str
 ) -> list[tuple[dict[str, Any], int, int | None]]:
-    """``(row, input row number, response index)``: a row whose response is a list becomes one row per item."""
+    """``(row, input row number, response index)``: a row whose response is a list of strings (verl's
+    generation output) becomes one row per string. Other lists (e.g. one chat as a list of messages) are
+    left alone, and fail as malformed responses."""
     out: list[tuple[dict[str, Any], int, int | None]] = []
     for i, row in enumerate(rows):
         responses = row.get(response_key) if isinstance(row, dict) and "_error" not in row else None
-        if isinstance(responses, list | tuple):
+        if isinstance(responses, list | tuple) and responses and all(isinstance(r, str) for r in responses):
             for j, response in enumerate(responses):
                 out.append(({**row, response_key: response}, i, j))
         else:
