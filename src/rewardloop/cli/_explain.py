@@ -39,18 +39,10 @@ def add_parser(sub: Any) -> None:
 def build_scorer(spec: str) -> Any:
     """``NAME`` or ``NAME:key=value,key=value`` (values parsed as JSON when they parse) -> scorer instance."""
     from ..scorers._registry import get_scorer
+    from ._score import parse_scorer_spec
 
-    name, _, opts = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, opts.split(",")):
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"scorer option {item!r} in {spec!r} must look like KEY=VALUE")
-        try:
-            options[key.strip()] = json.loads(value)
-        except ValueError:
-            options[key.strip()] = value
-    return get_scorer(name.strip(), **options)
+    name, options = parse_scorer_spec(spec, "--scorer")
+    return get_scorer(name, **options)
 
 
 def _sample(args: argparse.Namespace) -> Any:
