@@ -1,4 +1,5 @@
-"""Proof against the real verl 0.9.1: its DataProto, its custom-function loader, its registries.
+"""Proof against the real verl 0.9.1: its DataProto, its custom-function loader, its registries, and our managers
+inside verl's own reward path (its load_reward_manager, RewardLoopWorker, Ray RewardLoopManager, extract_reward).
 
 verl runs in its own interpreter (``.venv-verl``, made by ``make verl-venv``; override with
 ``REWARDLOOP_VERL_PYTHON``), never in the test process. Skipped when that interpreter is absent.
@@ -27,13 +28,13 @@ pytestmark = [
 ]
 
 
-def run_script(name: str) -> dict:
+def run_script(name: str, timeout: float = 240) -> dict:
     env = {**os.environ, "PYTHONPATH": f"{REPO / 'src'}{os.pathsep}{REPO}", "TOKENIZERS_PARALLELISM": "false"}
     proc = subprocess.run(
         [str(VERL_PYTHON), str(REPO / "tests" / "integrations" / "verl_scripts" / name)],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=timeout,
         env=env,
         cwd=REPO,
     )
@@ -68,3 +69,74 @@ def test_our_managers_registered_and_selected_in_verls_registry(result):
     assert result["registered"] == [True, True]
     assert result["loaded_type"] == "LoopDAPORewardManager"
     assert result["run_single"] == [1.0, 0.0, 1.0, 0.0]
+
+
+# -- our managers inside verl's own reward path (docs/verl.md's routes, read from the page) ----------------
+
+
+@pytest.fixture(scope="module")
+def loop_result():
+    return run_script("check_reward_loop.py", timeout=600)
+
+
+EXPECTED = [
+    1.0,
+    0.0,
+    1.0,
+    0.0,
+    1.0,
+    0.0,
+]  # gsm8k right/wrong, MATH right/wrong, math_dapo right, unknown source
+
+
+def test_the_documented_routes_are_the_tested_configs(loop_result):
+    routes = loop_result["routes"]
+    assert sorted(routes) == ["custom_function", "importlib", "register"]
+    assert (
+        "reward.custom_reward_function.path=pkg://rewardloop.integrations.verl" in routes["custom_function"]
+    )
+    assert "reward.reward_manager.name=LoopDAPORewardManager" in routes["importlib"]
+    assert routes["register"] == ["reward.reward_manager.name=rewardloop_dapo"]
+
+
+@pytest.mark.parametrize("route", ["importlib", "register"])
+def test_verls_loader_and_reward_loop_worker_run_our_manager(loop_result, route):
+    out = loop_result[route]
+    ours = "rewardloop.integrations.verl._managers.LoopDAPORewardManager"
+    assert out["manager"] == out["worker_manager"] == ours
+    assert out["scores"] == EXPECTED and out["single"] == 1.0
+    assert all(keys == out["key_sets"][0] for keys in out["key_sets"])  # verl reads the first sample's keys
+    assert {"score", "acc", "reward_status", "timeout", "error"} <= set(out["key_sets"][0])
+    statuses = [e["reward_status"] for e in out["extra"]]
+    assert statuses == ["ok"] * 5 + ["invalid_input"]
+    assert "no_such_source" in out["extra"][-1]["error"] and out["extra"][4]["pred"] == "7"
+    # what the migration checklist tells users to watch for
+    assert "verl's default_compute_score replaced by rewardloop's routing table" in out["logs"]
+    assert any(m.startswith("1 of 1 samples failed {'invalid_input': 1}") for m in out["logs"])
+
+
+def test_our_default_compute_score_under_verls_own_manager(loop_result):
+    out = loop_result["custom_function"]
+    assert out["manager"] == "verl.experimental.reward_loop.reward_manager.naive.NaiveRewardManager"
+    assert out["scores"] == EXPECTED[:4] and out["extra"] == [{"acc": s} for s in EXPECTED[:4]]
+    ray = loop_result["ray_custom_function"]
+    assert ray["manager_cls"] == "NaiveRewardManager" and ray["rm_sums"] == EXPECTED[:4]
+
+
+def test_verls_ray_reward_loop_manager_and_extract_reward_with_our_manager(loop_result):
+    out = loop_result["ray_importlib"]
+    assert out["manager_cls"] == "LoopDAPORewardManager"
+    assert out["rm_sums"] == EXPECTED
+    for reward, position, length in zip(
+        out["rm_sums"], out["rm_positions"], out["response_lengths"], strict=True
+    ):
+        assert position == (length - 1 if reward else -1)  # the scalar sits on the last response token
+    assert {"score", "acc", "reward_status", "timeout", "error", "pred"} <= set(out["extra_keys"])
+    extra = out["extra"]
+    assert all(len(column) == len(EXPECTED) for column in extra.values())
+    assert extra["acc"] == EXPECTED and extra["reward_status"][-1] == "invalid_input"
+    assert extra["timeout"] == [False] * len(EXPECTED)
+
+
+def test_a_node_without_rewardloop_fails_loudly(loop_result):
+    assert loop_result["no_rewardloop"] == "ModuleNotFoundError: No module named 'rewardloop'"

@@ -247,3 +247,15 @@ def test_rate_limited_failures_carry_verls_timeout_and_error_keys():
     assert error["reward_extra_info"]["acc"] == 0.0
     assert timeout["reward_score"] == 0.0 and timeout["reward_extra_info"]["timeout"] is True
     assert timeout["reward_extra_info"]["acc"] == 0.0
+
+
+def test_importlib_route_takes_the_class_name_from_reward_manager_name_as_verl_does():
+    """verl 0.9.1 loads ``getattr(module, reward.reward_manager.name)``; ``module.name`` is what older layouts
+    (and verl's own legacy migration) set, used when the module has no attribute named ``name``."""
+    from rewardloop.integrations.verl import resolve_reward_manager_cls
+
+    path = "pkg://rewardloop.integrations.verl"
+    verl_style = {"source": "importlib", "name": "LoopDAPORewardManager", "module": {"path": path}}
+    legacy = {"source": "importlib", "module": {"path": path, "name": "RemoteRewardManager"}}
+    assert resolve_reward_manager_cls({"reward_manager": verl_style}) is LoopDAPORewardManager
+    assert resolve_reward_manager_cls({"reward_manager": legacy}).__name__ == "RemoteRewardManager"
