@@ -34,4 +34,5 @@ fi
 "$PY" bench/trl_reward.py
 "$PY" bench/server_load.py
 "$PY" bench/reward_models.py
+"$PY" bench/output_formats.py
 echo "bench: results in bench/results/"
