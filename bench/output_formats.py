@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 from _common import REPO, RESULTS, versions, write_json
-
 from rewardloop._io import read_rows, write_rows
 from rewardloop.cli.main import main
 
