@@ -399,3 +399,25 @@ def test_only_the_checkers_verdict_line_counts(stdout, exit_code, status):
 def test_call_based_verdicts(stdout, status):
     spec = {"fn_name": "f", "inputs": ["1"], "outputs": ["[1, 2]"]}
     assert statuses(run_tests("def f(x): return [1, 2]", spec, sandbox=_Replay(stdout))) == [status]
+
+
+@pytest.mark.parametrize(
+    "code,spec,field",
+    [
+        ("print('\ud800')", {"inputs": ["1"], "outputs": ["1"]}, "code"),
+        ("print(1)", {"inputs": ["\udc80"], "outputs": ["1"]}, "tests: inputs[0]"),
+        ("x = 1", {"test_list": ["assert x == 1", "assert '\ud800'"]}, "tests: test_list[1]"),
+        ("x = 1", {"test": "def check(c): '\ud800'", "entry_point": "f", "prompt": ""}, "tests: test"),
+        ("x = 1", {"test": "def check(c): pass", "entry_point": "f", "prompt": "\ud800"}, "tests: prompt"),
+    ],
+)
+def test_text_utf8_cannot_encode_raises_invalid_input_before_any_run(code, spec, field):
+    from rewardloop.errors import InvalidSampleError
+
+    class NoRuns:
+        def run(self, *args, **kwargs):
+            raise AssertionError("nothing may run")
+
+    with pytest.raises(InvalidSampleError, match="surrogate") as info:
+        run_tests(code, spec, sandbox=NoRuns())
+    assert str(info.value).startswith(field + " ")

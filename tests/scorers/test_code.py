@@ -205,3 +205,30 @@ def test_canonical_humaneval_and_mbpp_solutions_pass():
         truth = {"test_list": problem["test_list"], "test_setup_code": problem["test_setup_code"]}
         s = sc.score(Sample(response=fenced(problem["code"]), ground_truth=truth))
         assert s.value == 1.0, (problem["task_id"], s.info)
+
+
+# ------------------------------------------------------------------------------------------ bad input
+
+
+@linux_only
+@pytest.mark.parametrize(
+    "response,truth,field",
+    [
+        (fenced("print('\ud800')"), DOUBLE_TESTS, "response"),
+        ("def add(a, b):\n    return a + b  # \udc80", {"test_list": ["assert add(1, 2) == 3"]}, "response"),
+        (fenced("print(2 * int(input()))"), {"inputs": ["1\ud800"], "outputs": ["2"]}, "ground_truth"),
+        (fenced("print(2)"), {"inputs": ["1"], "outputs": ["2\udfff"]}, "ground_truth"),
+        ("x = 1", {"test_list": ["assert x == '\ud800'"]}, "ground_truth"),
+        ("x = 1", {"test": "def check(c):\n    assert c != '\ud800'\n", "entry_point": "f"}, "ground_truth"),
+        ("x = 1", {"fn_name": "f", "inputs": [["\ud800"]], "outputs": ["1"]}, "ground_truth"),
+    ],
+)
+def test_text_utf8_cannot_encode_is_invalid_input_not_an_exception(response, truth, field):
+    s = CodeScorer().score(Sample(response=response, ground_truth=truth))
+    assert s.status is Status.INVALID_INPUT and s.value is None
+    assert s.info["error"].startswith(field + ": ") and "surrogate" in s.info["error"]
+    # through the execution layer as well
+    assert (
+        rewardloop.score(Sample(response=response, ground_truth=truth), CodeScorer()).status
+        is Status.INVALID_INPUT
+    )

@@ -10,6 +10,7 @@ import logging
 import math
 import os
 import posixpath
+import re
 import secrets
 import shutil
 import tempfile
@@ -21,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidSampleError
 from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
 from ._isolation import (
     Backend,
@@ -148,7 +149,13 @@ class Sandbox:
         files: Mapping[str, str | bytes] | None = None,
         args: Sequence[str] = (),
     ) -> RunResult:
-        """Compile (if needed) and run ``code``; never raises for anything the program does."""
+        """Compile (if needed) and run ``code``; never raises for anything the program does.
+
+        Bad input raises before anything runs: :class:`~rewardloop.errors.InvalidSampleError` naming the
+        field (``code``, ``stdin``, ``files[...]``, ``args[i]``) for text UTF-8 cannot encode (a lone
+        surrogate), :class:`~rewardloop.errors.ConfigError` for an unknown language or a file name outside
+        the working directory, ``TypeError`` for a wrong type. Error messages name no process id and no
+        internal path."""
         return self._run(code, language, stdin, limits, files, args, None)
 
     async def arun(
@@ -218,7 +225,7 @@ class Sandbox:
             backend.start()
         except (OSError, ConfigError) as exc:
             shutil.rmtree(base, ignore_errors=True)
-            raise ConfigError(f"the {self.isolation!r} sandbox could not start: {exc}") from exc
+            raise ConfigError(_scrub(f"the {self.isolation!r} sandbox could not start: {exc}")) from exc
         cgroups = Cgroups(backend.cgroup_controllers)
         # launchers with or without cgroups: they also give each run a fresh session keyring
         launchers = LauncherPool(cgroups) if hasattr(os, "pidfd_open") else None
@@ -280,7 +287,7 @@ class Sandbox:
             try:
                 return self._compile_and_run(state, lang, tc, job, cancel)
             except OSError as exc:  # the sandbox machinery failed (holder, cgroup fs, disk): infrastructure
-                log.warning("sandbox infrastructure error: %s", exc)
+                log.warning("sandbox infrastructure error: %s", exc)  # the full text stays in the host's log
                 return _sandbox_error(f"sandbox infrastructure error: {exc}")
 
     def _compile_and_run(
@@ -466,14 +473,29 @@ class _Job:
             raise TypeError(f"limits must be a Limits, got {type(limits).__name__}")
         if isinstance(args, str) or not all(isinstance(a, str) for a in args):
             raise TypeError("args must be a sequence of str")
+        _encoded("code", code)
+        for i, arg in enumerate(args):
+            _encoded(f"args[{i}]", arg)
         source = lang.source_name(code)
         normalised = _check_files(files or {}, source)
         return cls(code, source, _as_bytes(stdin, "stdin"), limits, normalised, tuple(args))
 
 
+def _encoded(what: str, text: str) -> bytes:
+    """``text`` as UTF-8; text it cannot encode (a lone surrogate) is the caller's invalid input."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError as exc:
+        char = f"U+{ord(text[exc.start]):04X}"
+        raise InvalidSampleError(
+            f"{what} is not valid text: it holds a lone surrogate ({char} at index {exc.start}), "
+            "which UTF-8 cannot encode"
+        ) from None
+
+
 def _as_bytes(value: str | bytes, what: str) -> bytes:
     if isinstance(value, str):
-        return value.encode()
+        return _encoded(what, value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     raise TypeError(f"{what} must be str or bytes, got {type(value).__name__}")
@@ -482,6 +504,8 @@ def _as_bytes(value: str | bytes, what: str) -> bytes:
 def _check_files(files: Mapping[str, str | bytes], source: str) -> dict[str, bytes]:
     out = {}
     for name, content in files.items():
+        if isinstance(name, str):
+            _encoded(f"files[{name[:80]!r}] (the name)", name)
         norm = posixpath.normpath(name) if isinstance(name, str) else ""
         if not norm or norm.startswith(("/", "../")) or norm in (".", "..") or "\0" in norm:
             raise ConfigError(f"file names must be relative paths inside the working directory, got {name!r}")
@@ -631,7 +655,22 @@ def _reports_oom(stderr: bytes, lang: Language) -> bool:
 
 def _sandbox_error(message: str, out: Outcome | None = None) -> RunResult:
     wall = 0.0 if out is None else round(out.wall_s, 6)
-    return RunResult(status=RunStatus.SANDBOX_ERROR, wall_s=wall, error=message)
+    return RunResult(status=RunStatus.SANDBOX_ERROR, wall_s=wall, error=_scrub(message))
+
+
+_QUOTED_PATH = re.compile(r"""(['"])(/[^'"\n]*)\1""")
+_SANDBOX_PATH = re.compile(r"""[^\s'"]*rewardloop-sandbox-[^\s'"]*""")
+_PROC_PID = re.compile(r"/proc/\d+")
+_PID_WORD = re.compile(r"\b(pid|PID|holder|process)(\s*[=:#]?\s*)\d+")
+
+
+def _scrub(message: str) -> str:
+    """An error message for callers (and HTTP clients): no process id and no internal host path. A quoted
+    path (``OSError``'s file name) keeps only its last component."""
+    message = _QUOTED_PATH.sub(lambda m: f"{m[1]}.../{posixpath.basename(m[2].rstrip('/'))}{m[1]}", message)
+    message = _SANDBOX_PATH.sub("<sandbox dir>", message)
+    message = _PROC_PID.sub("/proc/<pid>", message)
+    return _PID_WORD.sub(r"\1\2<n>", message)
 
 
 def _compile_error(compiled: RunResult) -> RunResult:

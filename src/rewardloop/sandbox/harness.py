@@ -49,7 +49,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ._sandbox import Sandbox, default_sandbox
+from ._sandbox import Sandbox, _encoded, default_sandbox
 from ._types import Limits, RunResult, RunStatus
 
 __all__ = [
@@ -441,6 +441,23 @@ def _judge_driver(case: TestCase, run: RunResult, nonce: str, float_tol: float |
     )
 
 
+def _check_text(code: str, suite: TestSuite, cases: Sequence[TestCase]) -> None:
+    """Everything that travels to the sandbox as text must be UTF-8 (the driver's JSON would carry a lone
+    surrogate, and the program would fail on it instead of the sample being refused)."""
+    _encoded("code", code)
+    _encoded("tests: prompt", suite.prefix)
+    _encoded("tests: test_setup_code", suite.setup)
+    field = {"stdio": "inputs", "call": "inputs", "mbpp": "test_list", "humaneval": "test"}[suite.kind]
+    for i, case in enumerate(cases):
+        name = field if suite.kind == "humaneval" else f"{field}[{i}]"
+        text = case.snippet if suite.kind in ("humaneval", "mbpp") else case.stdin
+        if suite.kind == "call":  # the arguments travel as escaped JSON: look at the strings themselves
+            text = json.dumps(json.loads(text), ensure_ascii=False)
+        _encoded(f"tests: {name}", text)
+        if isinstance(case.expected, str):
+            _encoded(f"tests: outputs[{i}]", case.expected)
+
+
 def run_tests(
     code: str,
     tests: TestSuite | Any,
@@ -457,15 +474,18 @@ def run_tests(
     One sandbox run per case, in order, on the first ``max_tests`` cases (``None``: all). The list has one
     result per case run: it is shorter than the suite when ``stop_on_failure`` stopped at a failure or a
     ``sandbox_error`` stopped the run. Call-based, HumanEval and MBPP suites need ``language="python"``
-    (:class:`TestSpecError` otherwise). Never raises for anything the program does. ``sandbox``: the
+    (:class:`TestSpecError` otherwise). Never raises for anything the program does; text UTF-8 cannot
+    encode (a lone surrogate) in the code or the tests raises :class:`~rewardloop.errors.InvalidSampleError`
+    naming it (``code``, ``tests: inputs[3]`` ...) before anything runs, as :meth:`Sandbox.run` does. ``sandbox``: the
     backend, :func:`default_sandbox` when ``None``; any object with :meth:`Sandbox.run`'s signature works,
     e.g. :class:`rewardloop.sandbox.fusion.SandboxFusionClient` (whose outages raise ``InfraError``).
     """
     suite = tests if isinstance(tests, TestSuite) else parse_tests(tests)
     if suite.kind != "stdio" and language != "python":
         raise TestSpecError(f"{suite.kind} tests run python code only, not {language!r}")
-    sb = sandbox if sandbox is not None else default_sandbox()
     cases: Sequence[TestCase] = suite.cases if max_tests is None else suite.cases[:max_tests]
+    _check_text(code, suite, cases)
+    sb = sandbox if sandbox is not None else default_sandbox()
     results: list[TestResult] = []
     for index, case in enumerate(cases):
         nonce = secrets.token_hex(16)

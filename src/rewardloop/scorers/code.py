@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..errors import ConfigError, InfraError
+from ..errors import ConfigError, InfraError, InvalidSampleError
 from ..sandbox import Limits
 from ..sandbox.harness import TestSpecError, TestStatus, parse_tests, run_tests
 from ..types import Sample, Score, Status
@@ -97,6 +97,14 @@ def extract_code(text: str, language: str = "python") -> tuple[str, str]:
         if tag in tags:
             return body, "fenced"
     return blocks[-1][1], "fenced_any"
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class CodeScorer(Scorer):
@@ -161,16 +169,23 @@ class CodeScorer(Scorer):
             )
         response = sample.response if isinstance(sample.response, str) else str(sample.response)
         code, rule = extract_code(response, self.language)
-        results = run_tests(
-            code,
-            suite,
-            language=self.language,
-            limits=self.limits,
-            sandbox=self.sandbox,
-            stop_on_failure=not self.continuous,
-            max_tests=self.max_tests,
-            float_tol=self.float_tol,
-        )
+        if not _utf8(code):
+            return Score.failure(
+                Status.INVALID_INPUT, "response: the code holds a lone surrogate, which UTF-8 cannot encode"
+            )
+        try:
+            results = run_tests(
+                code,
+                suite,
+                language=self.language,
+                limits=self.limits,
+                sandbox=self.sandbox,
+                stop_on_failure=not self.continuous,
+                max_tests=self.max_tests,
+                float_tol=self.float_tol,
+            )
+        except InvalidSampleError as exc:  # test text the sandbox cannot carry: refuse the sample
+            return Score.failure(Status.INVALID_INPUT, f"ground_truth: {exc}")
         if results and results[-1].status is TestStatus.SANDBOX_ERROR:
             raise InfraError(f"sandbox failed on test {results[-1].index}: {results[-1].detail}")
         total = len(suite) if self.max_tests is None else min(len(suite), self.max_tests)
