@@ -93,3 +93,9 @@ def test_empty_input_is_an_error(tmp_path):
     empty.write_text("")
     proc = run_cli("score", empty)
     assert proc.returncode == 2 and "holds no rows" in proc.stderr
+
+
+def test_unwritable_summary_json_is_an_error_not_a_traceback(good, tmp_path):
+    proc = run_cli("score", good, "--summary-json", tmp_path / "no_such_dir" / "s.json")
+    assert proc.returncode == 2 and "could not write" in proc.stderr and "Traceback" not in proc.stderr
+    assert "openai/gsm8k" in proc.stdout  # the summary was printed first

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         show_progress,
         summary,
         write_output,
+        write_text,
     )
 
     check_rate(args.max_failure_rate)
@@ -84,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
     failed_write = write_output(args.output, new)
     print(report.to_json() if args.json else report.to_text())
     if args.report_json:
-        with open(args.report_json, "w", encoding="utf-8") as fh:
-            fh.write(report.to_json())
+        write_text(args.report_json, report.to_json())
     if failed_write is not None:
         print(f"rewardloop: error: {failed_write}", file=sys.stderr)
         return 2

@@ -560,6 +560,15 @@ def write_output(path: str | None, rows: list[dict[str, Any]]) -> OutputError | 
     return None
 
 
+def write_text(path: str, text: str) -> None:
+    """Write a report file; a failure is an :class:`OutputError` naming the path (exit 2), not a traceback."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise OutputError(f"could not write {path!r}: {exc}", None) from exc
+
+
 def finish(args: argparse.Namespace, outcome: Outcome, rows: list[dict[str, Any]]) -> int:
     """Write the output and the summary, print them, and return the exit code."""
     failed_write = write_output(args.output, rows)
@@ -568,8 +577,7 @@ def finish(args: argparse.Namespace, outcome: Outcome, rows: list[dict[str, Any]
     code = exit_code(data)
     data["exit_code"] = 2 if failed_write else code
     if args.summary_json:
-        with open(args.summary_json, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
+        write_text(args.summary_json, json.dumps(data, indent=2))
     if failed_write is not None:
         print(f"rewardloop: error: {failed_write}", file=sys.stderr)
         return 2
