@@ -27,20 +27,26 @@ root; util-linux only, nothing to install):
   signals with the default action sent from inside the namespace do not kill it, so ``abort()`` ends
   in SIGSEGV rather than SIGABRT.
 * **Identity**: a random unprivileged uid/gid per run (above 1,000,000), no supplementary groups, no
-  capabilities. It can write nothing it does not own and read nothing that is not world-readable.
+  capabilities (empty bounding, inheritable and ambient sets) and ``no_new_privs``. It can write nothing
+  it does not own and read nothing that is not world-readable; set-uid binaries give it nothing.
+* **Kernel objects**: every mount it can reach is ``nosuid,nodev`` (the holder refuses to start when it
+  cannot make them so), ``/dev`` holds only ``null zero full random urandom tty``, and each run starts
+  in a fresh, empty session keyring.
 * **Filesystem**: one private mount namespace per :class:`Sandbox`, held by a small root process: an
   empty tmpfs covers ``/root``, ``/home``, ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``/run``, ``/mnt``,
   ``/media``, ``/srv``, the source checkout rewardloop runs from, the current directory at first use,
-  and ``hidden_paths``. The toolchains (the Python prefix and virtualenv, the JDK, the Rust sysroot ...)
-  and the compile cache are bound back read-only at their own paths. Each run works in a fresh tmpfs
+  and ``hidden_paths`` (symbolic links followed). The toolchains (the Python prefix and virtualenv, the
+  JDK, the Rust sysroot ..., never ``/`` or a home directory) are bound back read-only at their own
+  paths; the compile cache stays hidden, and a compiled program's run gets only its own build, bound
+  read-only as ``./main`` (``./out`` for Java). stdin is a pipe. Each run works in a fresh tmpfs
   owned by its uid, capped at ``max(64 MB, 4 x file_size_mb)`` plus its inputs and removed afterwards;
   ``HOME`` and ``TMPDIR`` point there. ``/tmp`` and ``/dev/shm`` are not writable (no POSIX shared
   memory, so no ``multiprocessing`` locks).
 * **Environment**: only ``PATH``, ``HOME``, ``TMPDIR``, ``LANG=C.UTF-8`` and thread caps
   (``OMP_NUM_THREADS=1``, ``OPENBLAS_NUM_THREADS=1``, ...) reach the program.
 * **Limits**: wall clock (the parent kills the tree), CPU time (``RLIMIT_CPU``, whole seconds, per
-  process), memory (``RLIMIT_DATA`` per process: heap and anonymous mappings, so numpy/OpenBLAS still
-  start; plus a memory cgroup over the whole tree where root can create one), tasks (``RLIMIT_NPROC``,
+  process), memory (a memory cgroup over the whole tree where root can create one; else ``RLIMIT_DATA``
+  per process: heap and anonymous mappings, thread stacks included, so numpy/OpenBLAS still start), tasks (``RLIMIT_NPROC``,
   exact because the uid is unique to the run; threads count), file size (``RLIMIT_FSIZE``), open files
   (1024), no core dumps, and stdout/stderr capped by the parent (the run is stopped past the cap).
 

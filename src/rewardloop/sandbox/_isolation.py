@@ -3,16 +3,20 @@
 ``unshare`` (root; util-linux ``unshare``/``nsenter``/``prlimit``)
     A long-lived *holder* process owns a private mount namespace, set up once per sandbox: a tmpfs covers
     each hidden directory (``/root``, ``/home``, ``/tmp``, ``/run`` ..., every non-standard top-level
-    directory, the checkout and the current directory), the toolchains and the compile cache are bound
-    back read-only, the system's own mounts are remounted ``nosuid``, and every run gets its own
-    size-capped tmpfs as working directory, mounted by the holder on request and reached from the parent
-    through ``/proc/<holder>/root``. A run enters that mount namespace with ``nsenter`` and gets fresh
-    PID, network, IPC and UTS namespaces (and its own ``/proc``) from ``unshare``, which also switches to
-    a random unprivileged uid/gid with no supplementary groups.
+    directory, the checkout and the current directory), the toolchains are bound back read-only, every
+    mount is made ``nosuid,nodev`` (one recursive ``mount_setattr``), ``/dev`` is replaced by a tmpfs
+    with a few device nodes, and the holder checks its mount table and refuses to start if any
+    reachable mount lacks either flag. Every run gets its own size-capped tmpfs as working directory
+    (with its own compile-cache entry bound in read-only), mounted by the holder on request and reached
+    from the parent through ``/proc/<holder>/root``. A run enters that mount namespace with ``nsenter``
+    and gets fresh PID, network, IPC and UTS namespaces (and its own ``/proc``) from ``unshare``.
 ``bwrap`` (bubblewrap, when installed; works without root)
-    The same hidden/visible layout built per run by bubblewrap (which also sets ``no_new_privs``), the
-    working directory a host directory bound in; as root the program is also switched to a random uid
-    with ``setpriv``.
+    The same hidden/visible layout built per run by bubblewrap (``--bind / /`` remounts every mount
+    ``nosuid,nodev``; ``--dev`` gives a private ``/dev``), the working directory a host directory bound in.
+
+Both then run ``setpriv``: ``no_new_privs``, empty bounding/inheritable/ambient capability sets and, as
+root, a random unprivileged uid/gid with no supplementary groups. The session keyring is renewed per run
+by the launcher (``_launcher``).
 ``none``
     No namespaces: a scrubbed environment, resource limits, a new session and a private directory.
 
