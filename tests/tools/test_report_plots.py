@@ -117,3 +117,11 @@ def test_the_canvas_check_catches_overflow():
     fig.add_subplot()
     fig.text(0.9, 0.5, "a label that runs past the right edge")  # tight_layout does not move figure texts
     assert _texts_inside(fig) == ["right"]
+
+
+def test_unwritable_report_path_is_an_error(tmp_path, capsys):
+    scored = tmp_path / "s.jsonl"
+    scored.write_text(json.dumps(scored_row("a", 1.0)) + "\n")
+    (tmp_path / "file").write_text("")
+    assert main(["report", str(scored), "-o", str(tmp_path / "file" / "r.html")]) == 2
+    assert "could not write" in capsys.readouterr().err

@@ -95,12 +95,12 @@ def run(args: argparse.Namespace) -> int:
         code = 1
     else:
         code = 0
+    from ._score import write_text
+
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(report.to_json())
+        write_text(args.output, report.to_json())
     if args.html:
-        with open(args.html, "w", encoding="utf-8") as fh:
-            fh.write(report.to_html())
+        write_text(args.html, report.to_html())
     text = report.to_text()
     if args.quiet:
         text = text.split("\n\n--- ", 1)[0]

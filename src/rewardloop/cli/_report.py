@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Any
 
 __all__ = ["add_parser", "run"]
@@ -36,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
     page = build_report(
         rows, title=args.title, response_key=args.response_key, group_by=args.group_by, source=args.scored
     )
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(page, encoding="utf-8")
+    from ._score import write_text
+
+    with contextlib.suppress(OSError):  # write_text names the path that cannot be written
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    write_text(args.output, page)
     print(f"wrote {args.output} ({len(rows)} rows, {len(page) // 1024} KiB)")
     return 0
