@@ -314,6 +314,30 @@ def test_values_cross_the_checker_boundary_as_plain_data(sandbox, code, assertio
 
 
 @pytest.mark.sandbox
+def test_mbpp_shapes_from_the_data_set(sandbox):
+    # task 126: the function under test is named like a builtin, and only it is taken from the program
+    code = "def sum(a, b):\n    return sum_([i for i in range(1, min(a, b)) if a % i == 0 == b % i])\n"
+    code += "def sum_(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n"
+    spec = {"test_list": ["assert sum(10, 15) == 6", "assert sum(4, 6) == 3"]}
+    assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, P]
+    # tasks 367 / 927: the setup code builds a tree of the program's own Node objects
+    node = "class Node:\n    def __init__(self, data):\n        self.data, self.left, self.right = data, None, None\n"
+    code = node + "def height(n):\n    return 0 if n is None else 1 + max(height(n.left), height(n.right))\n"
+    setup = "root = Node(1)\nroot.left = Node(2)\nroot.left.left = Node(3)\n"
+    spec = {
+        "test_setup_code": setup,
+        "test_list": ["assert height(root) == 3", "assert height(root.left) == 2"],
+    }
+    assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, P]
+    # task 533: a builtin type as an argument (and as a result)
+    code = (
+        "def drop(xs, t):\n    return [x for x in xs if not isinstance(x, t)]\ndef kind():\n    return int\n"
+    )
+    spec = {"test_list": ["assert drop((4, 7.7, 1), int) == [7.7]", "assert kind() is int"]}
+    assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, P]
+
+
+@pytest.mark.sandbox
 def test_a_protocol_violation_fails_even_when_the_test_catches_it(sandbox):
     test = (
         "def check(candidate):\n"

@@ -165,6 +165,7 @@ TRICKS = {
         WRONG + "import builtins\nbuiltins.abs = lambda x: 0\nbuiltins.isinstance = lambda *a: True\n"
         "builtins.print = lambda *a, **k: None\n"
     ),
+    "shadow_builtins": WRONG + "def abs(x):\n    return 0\ndef isinstance(*a):\n    return True\n",
     "patch_dunder_builtins": WRONG + "__builtins__.__dict__['abs'] = lambda x: 0\n",
     "patch_assertion_error": (
         WRONG + "import builtins\nbuiltins.AssertionError = type('AssertionError', (Exception,), {})\n"

@@ -99,7 +99,15 @@ def _encode(value, other, depth=0):
         return {"B": value.hex()}
     if kind is complex:
         return {"C": [value.real, value.imag]}
-    return other(value, depth)
+    builtin = _builtin_name(value)
+    return {"N": builtin} if builtin is not None else other(value, depth)
+
+
+def _builtin_name(value):
+    name = getattr(value, "__name__", None)
+    if type(name) is str and not name.startswith("_") and getattr(builtins, name, None) is value:
+        return name
+    return None
 
 
 def _decode(data, handle, module):
@@ -127,6 +135,8 @@ def _decode(data, handle, module):
         return handle(body[0], body[1][:100])
     if tag == "M" and type(body) is str:
         return module(body)
+    if tag == "N" and type(body) is str and not body.startswith("_") and hasattr(builtins, body):
+        return getattr(builtins, body)  # a built-in class or function, by name: this process's own
     raise ValueError(f"malformed value tag {str(tag)[:20]!r}")
 
 
@@ -195,6 +205,9 @@ class _Program:
             return target(*value, **kwargs)
         if op == "getattr":
             return getattr(target, value)
+        if op == "setattr":  # MBPP's setup code builds trees of the program's Node objects
+            setattr(target, value[0], value[1])
+            return None
         if op == "iter":
             return iter(target)
         if op == "next":
@@ -362,6 +375,12 @@ class _Remote:
             raise AttributeError(name)
         return self._ask("getattr", name)
 
+    def __setattr__(self, name, value):
+        if name in _Remote.__slots__:
+            object.__setattr__(self, name, value)
+        else:
+            self._ask("setattr", [name, self._checker.send_value(value)])
+
     def __iter__(self):
         found = self._ask("iter")
         return found if type(found) is _Remote else iter(found)
@@ -417,10 +436,11 @@ def _run(checker, request):
         exec(compile(f"check({request['entry']})", "<test>", "exec"), namespace)
         return {"v": "passed"}
     if kind == "mbpp":
-        exec(compile(request.get("setup", ""), "<setup>", "exec"), namespace)
+        setup = compile(request.get("setup", ""), "<setup>", "exec")
         assertion = compile(request["test"], "<test>", "exec")
         checker.ask("load", request["code"])
-        _bind_free(checker, namespace, free)
+        _bind_free(checker, namespace, free, request.get("shadow", ()))  # the setup may build Node trees
+        exec(setup, namespace)
         exec(assertion, namespace)
         return {"v": "passed"}
     function = (checker.ask("load", request["code"]), checker.ask("entry", request["fn_name"]))[1]
@@ -443,12 +463,13 @@ def _exec_prompt(prompt, namespace):
         return
 
 
-def _bind_free(checker, namespace, names):
+def _bind_free(checker, namespace, names, shadow=()):
     """Names the test uses but neither it nor the prompt defines come from the program (as data,
     handles, or modules the checker imports itself). Builtins and modules are never the program's:
-    a name that is a standard module (or ``np``, ``pd``) is the checker's own import of it."""
+    a name that is a standard module (or ``np``, ``pd``) is the checker's own import of it. The one
+    exception, ``shadow``, is an MBPP function under test named like a builtin (``def sum(a, b)``)."""
     for name in names:
-        if name in namespace or hasattr(builtins, name):
+        if name in namespace or (hasattr(builtins, name) and name not in shadow):
             continue
         if name in sys.stdlib_module_names or name in _ALIASES:  # never the program's "math"
             try:  # noqa: SIM105 - contextlib would cost every run an import

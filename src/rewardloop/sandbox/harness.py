@@ -36,6 +36,7 @@ the remaining tests are marked ``compile_error`` without running.
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import json
 import marshal
@@ -344,6 +345,24 @@ def _free_names(*sources: str) -> list[str]:
     return sorted(loaded - bound)
 
 
+def _called(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+
+def _shadowed_builtins(suite: TestSuite) -> list[str]:
+    """An MBPP function under test named like a builtin (task 126 tests ``sum(10, 15)``): the builtin
+    names every assert calls, when every assert calls no other name. Only these are the program's."""
+    calls = [_called(case.snippet) for case in suite.cases]
+    common = set.intersection(*calls) if calls else set()
+    if not common or any(not hasattr(builtins, name) for name in common):
+        return []
+    return sorted(common)
+
+
 def _request(suite: TestSuite, code: str, case: TestCase, nonce: str) -> str | None:
     """The driver's stdin for a python-only suite (``None`` for stdin/stdout suites)."""
     if suite.kind == "stdio":
@@ -364,7 +383,8 @@ def _request(suite: TestSuite, code: str, case: TestCase, nonce: str) -> str | N
             "code": f"{code}\n\n{suite.setup}\n",
             "setup": suite.setup,
             "test": case.snippet,
-            "free": _free_names(case.snippet),
+            "free": _free_names(suite.setup, case.snippet),
+            "shadow": _shadowed_builtins(suite),
         }
     return json.dumps({"nonce": nonce, "kind": suite.kind, **body})
 
