@@ -323,9 +323,8 @@ def _group_items(d: ReportData) -> Any:
         if status == "ok" and reward is not None:
             score = Score(value=reward, metrics={"acc": bool(correct)})
         else:
-            score = Score.failure(
-                Status(status) if status in Status._value2member_map_ else Status.SCORER_ERROR, ""
-            )
+            known = {s.value for s in Status if s is not Status.OK}
+            score = Score.failure(status if status in known else Status.SCORER_ERROR, "")
         yield task, gid, score
 
 
