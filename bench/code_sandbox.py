@@ -16,7 +16,8 @@ Run with the dev venv::
    ``.venv-verl/bin/python`` as a subprocess that times itself (this file, ``--verl-worker``). Both sides
    score the problems with 2 concurrent workers (threads; each test or call is its own process), best of
    ``--repeats``. Also the per-run overhead: median wall time of ``Sandbox.run("pass")`` vs a bare
-   ``subprocess.run([sys.executable, "-c", "pass"])``, interleaved in the same process.
+   ``subprocess.run([sys.executable, "-c", "pass"])``, interleaved in the same process; and the harness's
+   trusted checker: ``run_tests`` on a one-assert HumanEval test vs the same checks as one plain program.
 
 When ``../shared/data`` (or ``REWARDLOOP_SHARED_DATA``) is absent the script prints a message and exits 0;
 without ``.venv-verl`` the verl throughput is skipped (the rest still runs).
@@ -392,6 +393,34 @@ def bench_overhead(sb: Any, n: int) -> dict[str, Any]:
     }
 
 
+def bench_harness_overhead(sb: Any, n: int) -> dict[str, Any]:
+    """What the trusted checker costs per test (issue 14): ``run_tests`` on a one-assert HumanEval test
+    (checker + forked program + pipe protocol) vs the same checks as one plain program (the pre-issue-14
+    harness: prompt + code + test + ``check(...)``, judged by its exit code), interleaved."""
+    from rewardloop.sandbox.harness import run_tests
+
+    spec = {"test": "def check(candidate):\n    assert candidate(2, 3) == 5\n", "entry_point": "add"}
+    code = "def add(a, b):\n    return a + b\n"
+    plain = f"{code}\n\n{spec['test']}\ncheck(add)\n"
+    driver_t, plain_t = [], []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        ok = run_tests(code, spec, sandbox=sb)[0].passed
+        driver_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ok = sb.run(plain, "python").ok and ok
+        plain_t.append(time.perf_counter() - t0)
+        assert ok, "the benchmark's own solution must pass"
+    d, p = statistics.median(driver_t), statistics.median(plain_t)
+    return {
+        "n": n,
+        "checker_median_ms": round(d * 1000, 2),
+        "plain_program_median_ms": round(p * 1000, 2),
+        "checker_overhead_ms": round((d - p) * 1000, 2),
+        "ratio": round(d / p, 2),
+    }
+
+
 def bench_throughput(sb: Any, n_problems: int, repeats: int, with_verl: bool) -> dict[str, Any]:
     from rewardloop.sandbox.harness import run_tests
 
@@ -505,6 +534,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mbpp reference: {mb['passed']}/{mb['n']}", flush=True)
         result["overhead"] = bench_overhead(sb, args.overhead_runs)
         print(f"overhead: {result['overhead']}", flush=True)
+        result["harness_overhead"] = bench_harness_overhead(sb, args.overhead_runs)
+        print(f"harness overhead: {result['harness_overhead']}", flush=True)
         result["throughput"] = bench_throughput(sb, args.problems, args.repeats, with_verl)
         tp = {k: v for k, v in result["throughput"].items() if k != "score_disagreements"}
         print(f"throughput: {tp}", flush=True)
