@@ -11,21 +11,47 @@ Accepted specifications (a dict, or its JSON text; see :func:`parse_tests`):
   only asks for exit code 0.
 * **call-based** (``"fn_name"`` next to ``inputs``/``outputs``; python only): each input is the function's
   arguments, either as APPS stores them (a string of JSON lines, one argument per line) or as a JSON list.
-  A generated driver calls ``fn_name`` (a module-level function, else ``Solution().fn_name``, LeetCode
-  style) and prints the JSON of the result after a random marker; the host decodes it and compares
-  decoded values: equal, or equal to the only element of a one-element expected list (APPS wraps results
-  that way). Tuples and lists are the same (JSON has only lists); with ``float_tol`` numbers compare with
-  tolerance. A function that raises fails with ``runtime_error`` even when the expected output is empty
-  or ``None`` (verl's SandboxFusion driver exits 0 there, verl #7853).
-* **HumanEval**: ``{"test": "def check(candidate): ...", "entry_point": "f", "prompt"?: "..."}``: one test,
-  the program ``prompt + code + test + check(entry_point)``; it passes when it exits 0.
-* **MBPP**: ``{"test_list": ["assert ...", ...], "test_setup_code"?: "..."}``: one test per assert, the
-  program ``code + test_setup_code + assert``; it passes when it exits 0.
+  The checker (below) calls ``fn_name`` (a module-level function, else ``Solution().fn_name``, LeetCode
+  style) and reports the JSON of the result; the host compares decoded values: equal, or equal to the only
+  element of a one-element expected list (APPS wraps results that way). Tuples and lists are the same
+  (JSON has only lists); with ``float_tol`` numbers compare with tolerance. A function that raises fails
+  with ``runtime_error`` even when the expected output is empty or ``None`` (verl's SandboxFusion driver
+  exits 0 there, verl #7853).
+* **HumanEval**: ``{"test": "def check(candidate): ...", "entry_point": "f", "prompt"?: "..."}``: one
+  test; the program is ``prompt + code`` (a body completion or a full ``def``); the checker runs the
+  prompt and the test itself and calls ``check`` with the program's ``entry_point``.
+* **MBPP**: ``{"test_list": ["assert ...", ...], "test_setup_code"?: "..."}``: one test per assert; the
+  program is ``code + test_setup_code``; the checker runs the setup and the assert.
+
+**Passing means the checks ran to completion and held.** A python test (call-based, HumanEval, MBPP) runs
+the trusted driver (:mod:`._harness_driver`) instead of the program: a *checker* process that never
+executes the program's code, and the program in a fork of it made before anything secret existed. The
+test code runs in the checker; every name it takes from the program (the entry point, MBPP's function
+and classes) is a proxy, and only plain data of exact built-in types (``None``, ``bool``, ``int``,
+``float``, ``complex``, ``str``, ``bytes``, ``list``, ``tuple``, ``dict``, ``set``, ``frozenset``) crosses
+back, rebuilt by the checker; anything else stays in the program as a handle that can be called,
+iterated, indexed and measured, compares by identity and has no truth value. Builtins and standard
+modules the test names are the checker's own. The verdict is one line the checker writes after the
+checks, tagged with a random nonce the program never sees; the host believes only that line (never an
+exit code, never other output). So exiting early (``os._exit(0)``, ``SystemExit``, ``atexit``,
+``sys.excepthook``, signal handlers, threads), patching builtins or the test machinery, values whose
+``__eq__``/``__bool__`` lie, reading the tests (they are never in a file or a descriptor the program
+can reach) and printing fake markers all fail (``tests/sandbox/test_harness_attacks.py``).
+
+Residual risk (also in ``docs/sandbox.md``, "Harness threat model"): a test that asks the program to
+judge itself still trusts it (a name the test uses that neither the test nor the prompt defines comes
+from the program; MBPP's function under test named like a builtin, task 126's ``sum``, is the program's
+when every assert calls only builtins); without a prompt the prompt's helpers come from the program;
+the checker shares the sandbox's uid with the program and relies on being non-dumpable and on the nonce
+(``isolation="none"`` as root gives the program ``CAP_SYS_PTRACE``: no protection there). Deliberate
+differences from an in-process harness: a program object compared with ``==`` or used as a condition
+fails, a test cannot pass functions (other than builtins) to the program, and arguments are copies.
 
 Statuses: ``passed``; ``wrong_answer`` (exit 0, wrong output, or a call-based result that is not JSON
-serialisable); ``runtime_error`` (non-zero exit, a signal, a failed assert, or output past the sandbox's
-output cap); ``timeout``; ``memory_exceeded``; ``compile_error``; ``sandbox_error`` (the sandbox itself
-failed: infrastructure, not the program's fault; callers must not count it as a failed test).
+serialisable); ``runtime_error`` (non-zero exit, a signal, a failed assert, a broken protocol, checks
+that did not complete, or output past the sandbox's output cap); ``timeout``; ``memory_exceeded``;
+``compile_error``; ``sandbox_error`` (the sandbox itself failed: infrastructure, not the program's
+fault; callers must not count it as a failed test).
 
 :func:`run_tests` runs one sandbox program per test (simple, and cases cannot see each other), in order;
 ``stop_on_failure`` stops at the first non-passing test (binary scoring needs no more). A sandbox error
