@@ -445,3 +445,12 @@ def test_text_utf8_cannot_encode_raises_invalid_input_before_any_run(code, spec,
     with pytest.raises(InvalidSampleError, match="surrogate") as info:
         run_tests(code, spec, sandbox=NoRuns())
     assert str(info.value).startswith(field + " ")
+
+
+@pytest.mark.sandbox
+def test_output_of_the_test_code_and_the_program_does_not_disturb_the_verdict(sandbox):
+    test = "def check(candidate):\n    print('checking', flush=True)\n    print('x' * 100000)\n"
+    test += "    assert candidate() == 1\n"
+    code = "import sys\nprint('program output', flush=True)\ndef f():\n    sys.stdout.write('y' * 100000)\n"
+    code += "    return 1\n"
+    assert statuses(run_tests(code, {"test": test, "entry_point": "f"}, sandbox=sandbox)) == [P]

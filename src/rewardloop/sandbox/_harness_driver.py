@@ -571,6 +571,10 @@ def main():
     os.close(to_checker)
     request = _loads(sys.stdin.buffer.read())
     os.close(0)
+    # the verdict gets a descriptor of its own; what the test code prints goes to stderr
+    global _VERDICT_FD
+    _VERDICT_FD = os.dup(1)
+    os.dup2(2, 1)
     checker = _Checker(to_program, checker_reads)
     try:
         verdict = _run(checker, request)
@@ -589,10 +593,13 @@ def main():
     os._exit(0 if verdict["v"] in ("passed", "result") else 1)
 
 
+_VERDICT_FD = 1
+
+
 def _emit(nonce, verdict):
     data = f"{nonce} {_dumps(verdict)}\n".encode()
     while data:
-        data = data[os.write(1, data) :]
+        data = data[os.write(_VERDICT_FD, data) :]
 
 
 if __name__ == "__main__":
