@@ -303,6 +303,11 @@ def test_python_only_formats_refuse_other_languages():
             "assert len(build([1, 2, 3])) == 3 and build([7]).v == 7 and str(build([4])) == 'Node(4)'",
             True,
         ),
+        (
+            "class L:\n    def __getitem__(self, k):\n        return list(range(10))[k]\ndef f(): return L()",
+            "assert f()[2:8:3] == [2, 5] and f()[-1] == 9",
+            True,
+        ),
         # a module the assert names is the checker's own import, whatever the program bound to the name
         ("import math\ndef area(r): return math.pi * r * r", "assert math.isclose(area(1), math.pi)", True),
         ("import re\ndef words(s): return re.findall(r'\\w+', s)", "assert words('a b') == ['a', 'b']", True),

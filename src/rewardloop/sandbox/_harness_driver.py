@@ -99,6 +99,8 @@ def _encode(value, other, depth=0):
         return {"B": value.hex()}
     if kind is complex:
         return {"C": [value.real, value.imag]}
+    if kind is slice:
+        return {"L": [_encode(v, other, depth + 1) for v in (value.start, value.stop, value.step)]}
     builtin = _builtin_name(value)
     return {"N": builtin} if builtin is not None else other(value, depth)
 
@@ -124,6 +126,8 @@ def _decode(data, handle, module):
     if tag in "TSZ" and type(body) is list:
         items = [_decode(v, handle, module) for v in body]
         return tuple(items) if tag == "T" else set(items) if tag == "S" else frozenset(items)
+    if tag == "L" and type(body) is list and len(body) == 3:
+        return slice(*(_decode(v, handle, module) for v in body))
     if tag == "D" and type(body) is list:
         pairs = [_decode_pair(p, handle, module) for p in body]
         return dict(pairs)
@@ -176,7 +180,8 @@ class _Program:
         except StopIteration:
             reply = {"stop": 1} if request["op"] == "next" else {"e": ["StopIteration", ""]}
         except BaseException as exc:
-            self.report(exc)
+            if request["op"] in ("load", "call"):  # the program's own failures; not len() probes
+                self.report(exc)
             reply = {"e": [type(exc).__name__, _clip(str(exc))]}
         _send(self.replies, reply)
 
