@@ -13,7 +13,9 @@ An unterminated last fence (a truncated response) runs to the end of the text.
 
 Ground truth: a dict, or its JSON text, in any layout :func:`rewardloop.sandbox.harness.parse_tests`
 accepts (stdin/stdout ``inputs``/``outputs``, call-based with ``fn_name``, HumanEval ``test`` +
-``entry_point``, MBPP ``test_list``). A malformed one is a ``parse_error``.
+``entry_point``, MBPP ``test_list``). A malformed one is a ``parse_error``. Text UTF-8 cannot encode (a lone
+surrogate) in the extracted code or in the tests is ``invalid_input`` naming ``response`` or
+``ground_truth``, and nothing runs.
 
 Scores: ``continuous=True`` (what verl's ``default_compute_score`` uses for ``codecontests``, ``apps``,
 ``codeforces``, ``taco``, routed here with ``float_tol=1e-5`` like verl's ``np.allclose`` output check)
