@@ -145,7 +145,10 @@ def group_metrics(
 
     Empty when no sample has a group id (:func:`group_id`) or no group has two or more samples.
     """
-    stats = group_stats((str(s.task), group_id(s), sc) for s, sc in zip(samples, scores, strict=True))
+    ids = [group_id(s) for s in samples]
+    if len({i for i in ids if i is not None}) == sum(i is not None for i in ids):
+        return {}  # every group has at most one sample: nothing to report (and no work to do)
+    stats = group_stats((str(s.task), gid, sc) for s, gid, sc in zip(samples, ids, scores, strict=True))
     if not stats or stats[-1].max_n < 2:
         return {}
     out: dict[str, float] = {}

@@ -321,8 +321,15 @@ def test_dedup_with_unhashable_ground_truths(runner):
     scorer = _tasks.InlineCountingScorer()
     truths = [{"target": ["Paris"]}, ["a", {"b": 1}], np.arange(3)]
     samples = [Sample("r", truths[i % 3]) for i in range(30)] + [Sample("r", object())] * 2
-    batch = runner.run_sync(scorer, samples)
+    with Runner(execution="thread") as threaded:  # de-duplication keys scorers that are not inline
+        batch = threaded.run_sync(scorer, samples)
     assert scorer.calls == {"r": 3 + 2} and batch.stats["unique"] == 5
+
+
+def test_inline_scorers_are_not_deduplicated_hashing_costs_what_scoring_does(runner):
+    scorer = _tasks.InlineCountingScorer()
+    batch = runner.run_sync(scorer, [Sample("r", "x")] * 10)
+    assert scorer.calls == {"r": 10} and batch.stats["unique"] == 10
 
 
 def test_cache_spans_batches_and_is_bounded(tmp_path):

@@ -188,6 +188,10 @@ class RateLimiter:
     def counts_tokens(self) -> bool:
         return self._tokens is not None
 
+    def idle(self) -> bool:
+        """True when nothing limits requests now: no rpm, no tpm, no pause (read without the lock: one float)."""
+        return self._requests is None and self._tokens is None and self._paused_until <= self._clock()
+
     def reserve(self, tokens: float = 1.0) -> float:
         """Reserve one request of ``tokens`` tokens; the seconds to wait before it may start."""
         wait = 0.0

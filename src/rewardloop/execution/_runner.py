@@ -387,7 +387,9 @@ class Runner(Closable):
             if mode not in EXECUTIONS:
                 raise ConfigError(f"{scorer!r} has execution={mode!r}; allowed: {', '.join(EXECUTIONS)}")
         timeout = cfg.timeout_s if cfg.timeout_s is not None else getattr(scorer, "timeout_s", None)
-        keyed = cfg.dedup or self._cache is not None
+        # an inline scorer is cheap by contract: hashing a sample costs about what scoring it does, so only
+        # a result cache (which spans batches) keys it; de-duplication is for scorers that cost something
+        keyed = (cfg.dedup and mode != "inline") or self._cache is not None
         return _Plan(
             scorer=scorer,
             mode=mode,
@@ -455,12 +457,20 @@ class Runner(Closable):
             verdict, exec_s = _quick(plan.scorer, sample)
             if verdict is not None:
                 return self._done(verdict, ctx, exec_s)
-        scores, spent, error = await self._attempt(plan, [sample], batch=False)
+        if plan.mode == "inline" and self._limiter_idle():
+            scores, spent, error = _attempt_inline(plan.scorer, sample)
+        else:
+            scores, spent, error = await self._attempt(plan, [sample], batch=False)
         exec_s += spent
         delay, exhausted = self._retry_delay(scores[0], error, 0, ctx)
         if delay is None:
             return self._done(_with_retry_info(scores[0], 0, exhausted), ctx, exec_s)
         return scores, exec_s, delay, exhausted
+
+    def _limiter_idle(self) -> bool:
+        """No rate limit and no pause: an inline attempt has nothing to wait for or to settle."""
+        limiter = self._limiter
+        return isinstance(limiter, RateLimiter) and limiter.idle()
 
     async def _score_chunk(self, plan: _Plan, samples: list[Sample], ctx: _Context) -> list[_Done]:
         """A batch scorer's chunk: quick checks, then ``score_batch`` on the rest. Samples that end with
@@ -784,10 +794,6 @@ class _Batch:
         return [group[k : k + size] for group in by_scorer.values() for k in range(0, len(group), size)]
 
     async def _inline(self, idxs: list[int]) -> None:
-        for i in idxs:
-            await self._one(i)
-
-    async def _inline(self, idxs: list[int]) -> None:
         retrying = []
         for i in idxs:
             first = await self.runner._first_try(self.plans[i], self.samples[i], self.ctx)
@@ -1026,6 +1032,20 @@ def _quick(scorer: Scorer, sample: Sample) -> tuple[Score | None, float]:
         verdict = failure_score(exc)
     spent = time.perf_counter() - start
     return (None if verdict is None else _safe_score(scorer, verdict)), spent
+
+
+def _attempt_inline(scorer: Scorer, sample: Sample) -> tuple[list[Score], float, BaseException | None]:
+    """One inline attempt without the slot and the limiter (:meth:`Runner._attempt`'s fast path).
+
+    An inline scorer runs to completion without yielding to the event loop, so a concurrency slot would be
+    held for no await at all, and an idle limiter has nothing to grant: the result is the same, minus the
+    bookkeeping that costs more than a cheap scorer does.
+    """
+    start = time.perf_counter()
+    try:
+        return [_safe_score(scorer, scorer.score(sample))], time.perf_counter() - start, None
+    except Exception as exc:
+        return [failure_score(exc)], time.perf_counter() - start, exc
 
 
 def _safe_score(scorer: Scorer, result: Any) -> Score:

@@ -82,11 +82,12 @@ def read_batch(
     texts = decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
     eos = getattr(tokenizer, "eos_token", None) if strip_eos else None
     samples, failures = [], {}
+    columns = _Columns(data.non_tensor_batch, reward_fn_key)
     for i, text in enumerate(texts):
         if eos and text.endswith(eos):
             text = text[: -len(eos)]
         try:
-            samples.append(_sample(data.non_tensor_batch, i, text, reward_fn_key))
+            samples.append(columns.sample(i, text))
         except (KeyError, TypeError) as exc:
             samples.append(Sample(response=text, ground_truth=None, task=None))
             failures[i] = Score.failure(Status.INVALID_INPUT, f"row {i}: {exc.args[0] if exc.args else exc}")
@@ -114,17 +115,25 @@ def _lengths(data: Any, mask: Any, width: int) -> Any:
 
 
 def _valid_ids(responses: Any, lengths_t: Any, lengths: list[int]) -> list[list[int]]:
-    """Each row's first ``length`` ids as a list, converting only valid tokens (one ``tolist`` call)."""
-    import torch
+    """Each row's first ``length`` ids as a list of ints.
 
-    width = responses.shape[-1]
-    keep = torch.arange(width, device=responses.device).unsqueeze(0) < lengths_t.unsqueeze(1)
-    flat = responses[keep].tolist()
-    rows, start = [], 0
-    for n in lengths:
-        rows.append(flat[start : start + int(n)])
-        start += int(n)
-    return rows
+    Through a numpy view of the (CPU) tensor, one small ``tolist`` per row: 3.5x faster than a boolean-mask
+    gather plus one big ``tolist`` (``bench/managers_vs_verl.py``), which remains the fallback.
+    """
+    try:
+        array = responses.detach().cpu().numpy()
+    except (RuntimeError, TypeError, ImportError):  # no numpy, or a dtype numpy lacks
+        import torch
+
+        width = responses.shape[-1]
+        keep = torch.arange(width, device=responses.device).unsqueeze(0) < lengths_t.unsqueeze(1)
+        flat = responses[keep].tolist()
+        rows, start = [], 0
+        for n in lengths:
+            rows.append(flat[start : start + int(n)])
+            start += int(n)
+        return rows
+    return [array[i, : int(n)].tolist() for i, n in enumerate(lengths)]
 
 
 _FAST_DECODE_MODULES = ("transformers.tokenization_utils_fast", "transformers.tokenization_utils_tokenizers")
@@ -153,40 +162,52 @@ def decode_rows(tokenizer: Any, rows: list[list[int]]) -> list[str]:
     return list(batch_decode(rows, skip_special_tokens=True))
 
 
-def _column(non_tensor: Mapping[str, Any], key: str, i: int) -> Any:
-    column = non_tensor.get(key)
-    return None if column is None else column[i]
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)  # the exact-type test first: abc checks are slow
 
 
-def _sample(non_tensor: Mapping[str, Any], i: int, text: str, reward_fn_key: str) -> Sample:
-    if reward_fn_key not in non_tensor:
-        raise KeyError(f"non_tensor_batch has no {reward_fn_key!r} column (keys: {sorted(non_tensor)})")
-    data_source = non_tensor[reward_fn_key][i]
-    if not isinstance(data_source, str):
-        raise TypeError(f"{reward_fn_key} must be a string, got {type(data_source).__name__}")
-    reward_model = _column(non_tensor, "reward_model", i)
-    if not isinstance(reward_model, Mapping) or "ground_truth" not in reward_model:
-        raise KeyError(f"reward_model must be a dict with 'ground_truth', got {reward_model!r:.80}")
-    extra = _column(non_tensor, "extra_info", i)
-    if extra is not None and not isinstance(extra, Mapping):
-        raise TypeError(f"extra_info must be a dict or None, got {type(extra).__name__}")
-    metadata = dict(extra or {})  # our own dict: the batch's is never mutated
-    for key, name in _EXTRAS:
-        value = _column(non_tensor, key, i)
-        if value is not None:
-            metadata[name] = value
-    tool_fields = _column(non_tensor, "tool_extra_fields", i)
-    if isinstance(tool_fields, Mapping):
-        metadata.update(tool_fields)
-    uid = _column(non_tensor, "uid", i)
-    return Sample(
-        response=text,
-        ground_truth=reward_model["ground_truth"],
-        task=data_source,
-        prompt=_column(non_tensor, "raw_prompt", i),
-        metadata=metadata,
-        uid=None if uid is None else str(uid),
-    )
+class _Columns:
+    """The non-tensor columns a sample is built from, looked up once per batch."""
+
+    def __init__(self, non_tensor: Mapping[str, Any], reward_fn_key: str) -> None:
+        self.keys = sorted(non_tensor)
+        self.reward_fn_key = reward_fn_key
+        self.sources = non_tensor.get(reward_fn_key)
+        self.reward_model = non_tensor.get("reward_model")
+        self.extra_info = non_tensor.get("extra_info")
+        self.extras = [(name, non_tensor[key]) for key, name in _EXTRAS if non_tensor.get(key) is not None]
+        self.tool_fields = non_tensor.get("tool_extra_fields")
+        self.uid = non_tensor.get("uid")
+        self.prompt = non_tensor.get("raw_prompt")
+
+    def sample(self, i: int, text: str) -> Sample:
+        if self.sources is None:
+            raise KeyError(f"non_tensor_batch has no {self.reward_fn_key!r} column (keys: {self.keys})")
+        data_source = self.sources[i]
+        if not isinstance(data_source, str):
+            raise TypeError(f"{self.reward_fn_key} must be a string, got {type(data_source).__name__}")
+        reward_model = None if self.reward_model is None else self.reward_model[i]
+        if not _is_mapping(reward_model) or "ground_truth" not in reward_model:
+            raise KeyError(f"reward_model must be a dict with 'ground_truth', got {reward_model!r:.80}")
+        extra = None if self.extra_info is None else self.extra_info[i]
+        if extra is not None and not _is_mapping(extra):
+            raise TypeError(f"extra_info must be a dict or None, got {type(extra).__name__}")
+        metadata = dict(extra or {})  # our own dict: the batch's is never mutated
+        for name, column in self.extras:
+            if column[i] is not None:
+                metadata[name] = column[i]
+        tool_fields = None if self.tool_fields is None else self.tool_fields[i]
+        if tool_fields is not None and _is_mapping(tool_fields):
+            metadata.update(tool_fields)
+        uid = None if self.uid is None else self.uid[i]
+        return Sample(
+            response=text,
+            ground_truth=reward_model["ground_truth"],
+            task=data_source,
+            prompt=None if self.prompt is None else self.prompt[i],
+            metadata=metadata,
+            uid=None if uid is None else str(uid),
+        )
 
 
 #: the keys every sample of every manager carries, with their types
@@ -274,43 +295,61 @@ class ExtraInfoSchema:
                 continue
             self.kinds[str(key)] = _kind(value)
 
-    def rows(self, scores: Sequence[Score], rewards: Sequence[float]) -> list[dict[str, Any]]:
-        """Every sample's ``reward_extra_info``; keys new in this batch reach all of its rows."""
-        for score in scores:
-            self.learn(score.metrics)
-        return [self.row(score, reward) for score, reward in zip(scores, rewards, strict=True)]
+    def table(
+        self, batch: ScoreBatch, rewards: Sequence[float], *, learn: bool = True
+    ) -> list[dict[str, Any]]:
+        """Every sample's ``reward_extra_info``: every key of the schema, in schema order.
+
+        ``learn``: keys new in this batch join the schema first, so they reach all of its rows. Without it
+        (one trajectory at a time) metrics the schema does not have are left out, named in a warning once.
+        """
+        columns = batch.metrics
+        if learn:
+            for key, column in columns.items():
+                if key not in self.kinds:
+                    self.learn({key: next((v for v in column if v is not None), None)})
+        else:
+            self._warn_undeclared([k for k in columns if k not in self.kinds])
+        extra = [
+            (key, kind, columns.get(key), self._fill(kind))
+            for key, kind in self.kinds.items()
+            if key not in BASE_EXTRA_KEYS
+        ]
+        acc_column = columns.get("acc")
+        out = []
+        for i, (status, reward) in enumerate(zip(batch.statuses, rewards, strict=True)):
+            ok = status is Status.OK
+            reward = float(reward)
+            acc = acc_column[i] if ok and acc_column is not None else None
+            row: dict[str, Any] = {
+                "score": reward,
+                "acc": reward if acc is None else self._coerce(float, acc),
+                "reward_status": status.value,
+                "timeout": status is Status.TIMEOUT,
+                "error": "" if ok else str(batch.infos[i].get("error") or status.value)[:_MAX_ERROR_CHARS],
+            }
+            for key, kind, column, fill in extra:
+                value = None if column is None else column[i]
+                row[key] = fill if value is None else self._coerce(kind, value)
+            out.append(row)
+        return out
 
     def row(self, score: Score, reward: float) -> dict[str, Any]:
-        """One sample's ``reward_extra_info``: every key of the schema, in schema order. Metrics the schema
-        does not have are left out (and named in a warning, once each): see :meth:`rows`."""
-        metrics = score.metrics
-        undeclared = [k for k in metrics if k not in self.kinds and k not in self._told]
-        if undeclared:
-            self._told.update(undeclared)
-            logger.warning(
-                "reward_extra_info keys %s are not declared, so they are left out of samples scored one at a "
-                "time (streaming): samples would otherwise differ in keys, and verl's trainer builds its columns "
-                "from the first sample's keys (KeyError). Declare them in reward.extra_info_keys "
-                "(GDPO's algorithm.gdpo_reward_keys are declared automatically).",
-                sorted(undeclared),
-            )
-        error = "" if score.ok else str(score.info.get("error") or score.status.value)[:_MAX_ERROR_CHARS]
-        base = {
-            "score": float(reward),
-            "acc": self._coerce(float, metrics.get("acc"))
-            if score.ok and "acc" in metrics
-            else float(reward),
-            "reward_status": score.status.value,
-            "timeout": score.status is Status.TIMEOUT,
-            "error": error,
-        }
-        out: dict[str, Any] = {}
-        for key, kind in self.kinds.items():
-            if key in base:
-                out[key] = base[key]
-            else:
-                out[key] = self._coerce(kind, metrics.get(key))
-        return out
+        """One sample's ``reward_extra_info`` (declared and already learned keys only)."""
+        return self.table(ScoreBatch.from_scores([score]), [reward], learn=False)[0]
+
+    def _warn_undeclared(self, keys: list[str]) -> None:
+        undeclared = [k for k in keys if k not in self._told]
+        if not undeclared:
+            return
+        self._told.update(undeclared)
+        logger.warning(
+            "reward_extra_info keys %s are not declared, so they are left out of samples scored one at a "
+            "time (streaming): samples would otherwise differ in keys, and verl's trainer builds its columns "
+            "from the first sample's keys (KeyError). Declare them in reward.extra_info_keys "
+            "(GDPO's algorithm.gdpo_reward_keys are declared automatically).",
+            sorted(undeclared),
+        )
 
 
 def scorer_metric_types(scorer: Scorer) -> dict[str, type]:

@@ -260,10 +260,7 @@ class _Core:
     ) -> tuple[list[float], list[dict[str, Any]]]:
         """Rewards and extra info; ``learn=False`` (one trajectory at a time) keeps to the declared keys."""
         rewards = rewards_of(batch, self.on_error)
-        if learn:
-            results = self.schema.rows(list(batch), rewards)
-        else:
-            results = [self.schema.row(s, r) for s, r in zip(batch, rewards, strict=True)]
+        results = self.schema.table(batch, rewards, learn=learn)
         self._examine(rows, rewards)
         return rewards, results
 
