@@ -59,6 +59,13 @@ DIFFERENCES: dict[str, Difference] = {
         f"{_PINS}::test_code_score_counts_every_case_unless_max_tests",
     ),
     "tests/experimental/reward_loop/test_rate_limited_reward_manager_on_cpu.py::"
+    "TestRateLimitedRewardManager::test_dict_result_format": Difference(
+        "one trajectory at a time (run_single), dict keys no one declared are left out with a warning: a "
+        "sample that fails in another worker could not carry them, and verl's first-sample aggregation would "
+        "then raise KeyError; reward.extra_info_keys declares them",
+        f"{_PINS}::test_run_single_keeps_only_declared_dict_keys",
+    ),
+    "tests/experimental/reward_loop/test_rate_limited_reward_manager_on_cpu.py::"
     "TestRateLimitedRewardManager::test_class_initialization_once": Difference(
         "verl keeps the rate limiters in class attributes (_semaphore, ...); rewardloop keeps them on the "
         "manager's runner and has no class-level state, so the test compares None with None",

@@ -259,3 +259,28 @@ def test_importlib_route_takes_the_class_name_from_reward_manager_name_as_verl_d
     legacy = {"source": "importlib", "module": {"path": path, "name": "RemoteRewardManager"}}
     assert resolve_reward_manager_cls({"reward_manager": verl_style}) is LoopDAPORewardManager
     assert resolve_reward_manager_cls({"reward_manager": legacy}).__name__ == "RemoteRewardManager"
+
+
+async def dict_judge(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    return {"score": 1.0, "correct": True, "reasoning": "Mock reasoning"}
+
+
+def test_run_single_keeps_only_declared_dict_keys():
+    """verl's ``test_dict_result_format``: one trajectory at a time, keys no one declared are left out (a failed
+    sample in another worker could not carry them, and verl's first-sample aggregation would then raise);
+    ``reward.extra_info_keys`` declares them, and then every sample carries them."""
+    data = _batch([[1, 2]])
+    plain = RateLimitedRewardManager({"reward": {}}, DecodeOnlyTokenizer(), compute_score=dict_judge)
+    declared = RateLimitedRewardManager(
+        {"reward": {"extra_info_keys": {"correct": "bool", "reasoning": "str"}}},
+        DecodeOnlyTokenizer(),
+        compute_score=dict_judge,
+    )
+    try:
+        left_out = asyncio.run(plain.run_single(data))["reward_extra_info"]
+        kept = asyncio.run(declared.run_single(data))["reward_extra_info"]
+    finally:
+        plain.close()
+        declared.close()
+    assert left_out["score"] == 1.0 and "correct" not in left_out and "reasoning" not in left_out
+    assert kept["score"] == 1.0 and kept["correct"] is True and kept["reasoning"] == "Mock reasoning"

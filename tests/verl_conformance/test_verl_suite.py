@@ -143,7 +143,7 @@ def test_verls_tests_pass_against_rewardloop(ours):
     for nodeid, difference in DIFFERENCES.items():
         assert ours.outcomes[nodeid] == difference.outcome, (nodeid, ours.skip_reasons.get(nodeid))
     conforming = [n for n in subs if n not in DIFFERENCES]
-    assert len(conforming) == 29 and all(ours.outcomes[n] == "passed" for n in conforming)
+    assert len(conforming) == 28 and all(ours.outcomes[n] == "passed" for n in conforming)
 
 
 def test_tests_of_verls_own_helpers_still_pass(ours):
@@ -161,6 +161,8 @@ def test_the_plugin_refuses_a_test_module_that_holds_verls_original(tmp_path):
     test.write_text(
         "import importlib\n"
         "import verl.workers.reward_manager.naive as naive\n"
+        "from rewardloop.integrations.verl import _managers\n"
+        "_managers._CLASSIC.pop('naive')  # let verl's module register its own class again\n"
         "importlib.reload(naive)\n"
         "from verl.workers.reward_manager.naive import NaiveRewardManager\n\n"
         "def test_uses_it():\n"
