@@ -426,3 +426,70 @@ def test_correct_answer_after_a_megabyte_of_text():
 def test_hash_is_not_a_comment(response, gt):
     """Text after '#' must not be dropped as a Python comment (found by the verl parity bench)."""
     assert PrimeMathScorer().score(Sample(response, gt, "numina_olympiads")).value == 0.0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# speed work that must not change a verdict
+
+
+LATEX = [
+    "\\frac{1}{2}+\\sqrt{3}",
+    "\\left( \\frac{1}{2}, \\frac{\\sqrt{7}}{2} \\right)",
+    "(-\\infty,-7) \\cup (1,2]",
+    "e^{2 \\pi i/7}",
+    "all multiples of 3",
+    "x^2+2x+1=0",
+    "\\begin{pmatrix}1 & 2\\\\ 3 & 4\\end{pmatrix}",
+    "\\{1, 2\\}",
+    "3,250",
+    "\\frac{1}{",  # a syntax error: both raise
+]
+
+
+@pytest.mark.parametrize("text", LATEX)
+def test_two_stage_latex_parse_equals_latex2sympy(text):
+    from latex2sympy2_extended import latex2sympy
+
+    from rewardloop.scorers._sympy_grade import _latex2sympy
+
+    try:
+        expected = latex2sympy(text)
+    except Exception:
+        with pytest.raises(Exception):  # noqa: B017 - latex2sympy raises plain Exceptions
+            _latex2sympy(text)
+        return
+    assert _latex2sympy(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "equal"),
+    [
+        ("\\frac{\\sqrt{3}}{2}", "0.8660", True),  # constants: the numeric verdict
+        ("\\frac{\\sqrt{3}}{2}", "0.87", False),
+        ("2^{10}", "1024", True),
+        ("x+x", "2x", True),  # symbols: simplify decides
+        ("x^2", "2x", False),  # a difference that changes value is never zero
+        ("x - x + 3", "3", True),
+    ],
+)
+def test_symbolic_equal_shortcuts(a, b, equal):
+    assert symbolic_equal(a, b) is equal
+
+
+def test_unpickling_warms_prime_math_up():
+    import pickle
+    import subprocess
+    import sys
+
+    blob = pickle.dumps(PrimeMathScorer()).hex()
+    code = (
+        "import pickle, sys\n"
+        "import rewardloop.scorers.prime_math\n"
+        "before = 'latex2sympy2_extended' in sys.modules\n"
+        f"pickle.loads(bytes.fromhex('{blob}'))\n"
+        "print(before, 'latex2sympy2_extended' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.split() == ["False", "True"]

@@ -617,6 +617,9 @@ def _gold_list(value: Any) -> list[str] | None:
 
 @functools.cache
 def _warm_up_once() -> None:
+    from ._sympy_grade import warm_up
+
+    warm_up()  # sympy, the LaTeX parser and its prediction cache
     # one comparison per path of the symbolic stage: plain text, LaTeX (ANTLR), an equation
     judge("\\boxed{(x+1)^2}", ["x^2+2x+1"])
     judge("\\boxed{\\frac{\\sqrt{2}}{2}+\\pi}", ["\\pi+\\frac{1}{\\sqrt2}"])

@@ -359,6 +359,15 @@ def grade_answer(given_answer: str | None, ground_truth: str, *, flavor: Flavor 
     return _prm800k_rule(given_answer, ground_truth, _dialect(flavor)) is not None
 
 
+def _prm800k_strings_equal(given: str, truth: str, dialect: _Dialect = _DIALECTS["prime"]) -> bool:
+    """The first, string-only steps of :func:`_prm800k_rule` (its ``"normalized"`` verdicts)."""
+    if _mathd_normalize(truth, dialect) == _mathd_normalize(given, dialect):
+        return True
+    if len(given) > MAX_ANSWER_CHARS or len(truth) > MAX_ANSWER_CHARS:
+        return False
+    return _prm_normalize(truth, dialect) == _prm_normalize(given, dialect)
+
+
 def _prm800k_rule(given: str | None, truth: str, dialect: _Dialect) -> str | None:
     """Which PRM800K rule accepted ``given`` (``"normalized"`` or ``"elementwise"``), or None."""
     if given is None:
@@ -642,8 +651,11 @@ def _judge(extracted: str, truth: str) -> str | None:
 
 
 def _quick_verdict(extracted: str, truth: str) -> tuple[bool, str] | None:
-    """The verdict when it is cheap and certain: equal normalised strings, or two plain decimal numbers."""
+    """The verdict when it is cheap and certain: equal normalised strings (either normaliser: ``score()``
+    accepts exactly these before any sympy), or two plain decimal numbers."""
     if extracted == truth or normalize_answer(extracted) == normalize_answer(truth):
+        return True, "normalized"
+    if _prm800k_strings_equal(extracted, truth):
         return True, "normalized"
     if _PLAIN_NUMBER.fullmatch(extracted) and _PLAIN_NUMBER.fullmatch(truth):
         given, ref = float(extracted), float(truth)
@@ -682,6 +694,22 @@ class PrimeMathScorer(Scorer):
     execution = "process"
     timeout_s = 10.0
     returns_dict = False
+
+    def warm_up(self) -> None:
+        """Import sympy and the LaTeX parser and warm ANTLR's prediction cache, once per process.
+
+        A worker process runs it while unpickling the scorer, before a task's deadline starts
+        (see :meth:`__setstate__`), so the first samples a worker scores are not charged for it.
+        """
+        _sympy_grade.warm_up()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # never empty: pickle skips __setstate__ (and so the warm-up) for an object without state
+        return {**self.__dict__, "_pickled": True}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({k: v for k, v in state.items() if k != "_pickled"})
+        _sympy_grade.warm_up()
 
     def score(self, sample: Sample) -> Score:
         truth = ground_truth_text(sample.ground_truth, self.name)
