@@ -360,6 +360,7 @@ def test_registry_semantics():
                 return {}
 
     assert get_reward_manager_cls("test_custom_loop") is Custom
+
     # any class is accepted, as in verl; one that subclasses neither base goes by the interface it offers
     class DuckLoop:
         async def run_single(self, data):
