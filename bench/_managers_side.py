@@ -160,6 +160,7 @@ def _breakdown(ours: Any, rb: Any, repeats: int) -> dict[str, Any]:
     responses = rb.batch["responses"]
     ids = [responses[i, :n].tolist() for i, n in enumerate(rows.lengths)]
     parts: dict[str, Callable[[], Any]] = {
+        "whole classic call": lambda: ours(rb, return_dict=True),
         "read_batch (decode + samples)": lambda: core.read(rb),
         "score (manager + runner)": lambda: core.manager.score(rows.samples, rows.lengths),
         "pack": lambda: core.pack(rows, batch),

@@ -79,7 +79,7 @@ def read_batch(
     width = responses.shape[-1]
     lengths_t = _lengths(data, mask, width)
     lengths = lengths_t.tolist()
-    texts = decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
+    texts = _decode_valid(tokenizer, responses, lengths_t, lengths)
     eos = getattr(tokenizer, "eos_token", None) if strip_eos else None
     samples, failures = [], {}
     columns = _Columns(data.non_tensor_batch, reward_fn_key)
@@ -136,6 +136,46 @@ def _valid_ids(responses: Any, lengths_t: Any, lengths: list[int]) -> list[list[
     return [array[i, : int(n)].tolist() for i, n in enumerate(lengths)]
 
 
+_PIPELINE_ROWS = 128  # rows per decode call when list conversion and decoding overlap
+
+
+def _decode_valid(tokenizer: Any, responses: Any, lengths_t: Any, lengths: list[int]) -> list[str]:
+    """The valid ids of every row, decoded (:func:`decode_rows`).
+
+    With an exact Rust decoder the work is pipelined: while the Rust ``decode_batch`` of one chunk of rows runs
+    in a helper thread (it releases the GIL), this thread turns the next chunk's ids into lists, so converting
+    costs almost nothing next to decoding (``bench/managers_vs_verl.py``). Texts are identical either way.
+    """
+    backend = _exact_backend(tokenizer)
+    if backend is None or len(lengths) < 2 * _PIPELINE_ROWS:
+        return decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
+    try:
+        array = responses.detach().cpu().numpy()
+    except (RuntimeError, TypeError, ImportError):
+        return decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
+    from concurrent.futures import ThreadPoolExecutor
+
+    futures = []
+    with ThreadPoolExecutor(1, thread_name_prefix="rewardloop-decode") as pool:
+        for start in range(0, len(lengths), _PIPELINE_ROWS):
+            stop = min(len(lengths), start + _PIPELINE_ROWS)
+            ids = [array[i, : int(lengths[i])].tolist() for i in range(start, stop)]
+            futures.append(pool.submit(backend.decode_batch, ids, skip_special_tokens=True))
+        return [text for future in futures for text in future.result()]
+
+
+def _exact_backend(tokenizer: Any) -> Any:
+    """The Rust tokenizer when its ``decode_batch`` gives exactly transformers' ``batch_decode``, else None."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    decode_impl = getattr(type(tokenizer), "_decode", None)
+    exact = (
+        backend is not None
+        and getattr(decode_impl, "__module__", "") in _FAST_DECODE_MODULES
+        and not getattr(tokenizer, "clean_up_tokenization_spaces", False)
+    )
+    return backend if exact else None
+
+
 _FAST_DECODE_MODULES = ("transformers.tokenization_utils_fast", "transformers.tokenization_utils_tokenizers")
 
 
@@ -147,14 +187,8 @@ def decode_rows(tokenizer: Any, rows: list[list[int]]) -> list[str]:
     exactly the backend's ``decode_batch``; transformers would otherwise re-check every id in Python and
     decode row by row (most of a batch's reward time for cheap scorers).
     """
-    backend = getattr(tokenizer, "backend_tokenizer", None)
-    decode_impl = getattr(type(tokenizer), "_decode", None)
-    exact = (
-        backend is not None
-        and getattr(decode_impl, "__module__", "") in _FAST_DECODE_MODULES
-        and not getattr(tokenizer, "clean_up_tokenization_spaces", False)
-    )
-    if exact:
+    backend = _exact_backend(tokenizer)
+    if backend is not None:
         return list(backend.decode_batch(rows, skip_special_tokens=True))
     batch_decode = getattr(tokenizer, "batch_decode", None)
     if batch_decode is None:  # verl itself only calls decode(ids, skip_special_tokens=True) per row
