@@ -472,9 +472,9 @@ def _warm_up_once() -> None:
     import sympy
 
     for text in WARM_UP_LATEX:
-        expr = parse_latex_expr(text)
-        if isinstance(expr, sympy.Expr):
-            sympy.simplify(expr - expr)
+        parse_latex_expr(text)
+    x = sympy.Symbol("x")
+    sympy.simplify((x**2 - 1) / (x - 1) + sympy.sin(x) ** 2 + sympy.cos(x) ** 2)  # simplify's lazy imports
     parse_sympy_text("(x+1)**2 - 2*x", implicit=True, convert_xor=True)
 
 
@@ -607,6 +607,8 @@ def sympy_difference_is_zero(ground_truth: str, given: str) -> bool:
     expr = parse_sympy_text(f"({ground_truth})-({given})".replace("^", "**"))
     if expr is None or not is_tame(expr):
         return False
+    if _depends_on_symbols(expr):
+        return False  # it changes value, so it is not identically zero (simplify would not give 0)
     try:
         return bool(sympy.simplify(expr) == 0)
     except Exception:
@@ -672,7 +674,8 @@ def _depends_on_symbols(diff: Any) -> bool:
         if not cmath.isfinite(value):
             return False
         values.append(value)
-    return abs(values[0] - values[1]) > 1e-6 * max(1.0, abs(values[0]), abs(values[1]))
+    # evaluated at 30 digits: an identically zero difference agrees to ~1e-28; 1e-15 leaves a wide margin
+    return abs(values[0] - values[1]) > 1e-15 * max(1.0, abs(values[0]), abs(values[1]))
 
 
 def _numeric(expr: Any) -> complex | None:
