@@ -6,19 +6,24 @@ of acceptable answers). Not routed by default: route a ``data_source`` to it by 
 
 The cascade (``Score.info["stage"]`` names the stage that decided, ``info["timings_ms"]`` what each cost):
 
-1. **extract** — every ``\\boxed{}``/``\\fbox{}`` of the response, else the last "final answer is X" /
-   "Answer: X" / ``#### X`` / ``A: X`` phrase (:mod:`._equiv_extract`). Nothing found: ``no_answer``, 0.0.
-2. **policy** — a response that commits to more than one distinct final answer is *wrong* unless every
-   one of them is equivalent to the ground truth (``multiple_answers="wrong"``, the default), or only
-   its last answer counts (``multiple_answers="last"``). Inside one answer, a hedge ("3 or 4",
-   ``\\pm`` where the truth has none, a list of candidates for a single value) is a list, and a list
-   never equals a single value.
+1. **extract** — every ``\\boxed{}``/``\\fbox{}`` of the response (plus a final-answer phrase written after
+   the last box), else every ``<answer>`` tag, else the last "final answer is X" / "Answer: X" /
+   ``#### X`` / ``A: X`` phrase (:mod:`._equiv_extract`). Nothing found: ``no_answer``, 0.0.
+2. **policy** — :func:`._equiv_extract.select_final` picks the final answer (``multiple_answers``):
+   ``"final"`` (default) ignores placeholder boxes (``\\boxed{\\phantom{2}}``, ``\\boxed{Your answer}``) and
+   boxes copied from the prompt, treats a box followed by more work and a later box as an intermediate
+   result, and takes the last box together with the boxes written right before it; several *different*
+   values there, or more than ``max_boxed_values`` distinct boxed values anywhere, are a hedge: 0.0.
+   ``"wrong"``: every box is a final answer (all must be right); ``"last"``: only the last box counts.
+   Inside one answer a hedge ("3 or 4", ``\\pm`` where the truth has none, a list of candidates for a
+   single value) is a list, and a list never equals a single value.
 3. **exact** / **normalized** — string equality before / after :func:`._equiv_norm.normalize`
    (delimiters, ``\\left``, ``\\dfrac``, ``\\text{}``, markdown bold, ``\\fbox``, degrees, ``%``, ``$``,
    ``1,000``, units, trailing periods).
 4. **structured** — both sides read as trees (:func:`._equiv_norm.parse_structure`): numbers compared
-   exactly (fractions, decimals, mixed numbers, scientific notation); a decimal may be the
-   other value rounded to its places, within ``rel_tol`` (``0.33333`` = ``1/3``; ``0.33`` is not),
+   exactly (fractions, decimals, mixed numbers, scientific notation), decimals at their stated
+   precision (:func:`_numbers_equal`: ``\\frac13`` answers a ``0.33`` gold, ``0.33`` does not answer a
+   ``\\frac13`` gold), percentages also as hundredths,
    ordered tuples and intervals (brackets must match), unordered sets, lists and unions,
    matrices, equations (``x = 5`` equals ``5``), inequalities (``x > 3`` equals ``(3, \\infty)``),
    multiple-choice letters, and text answers (case-insensitive).
@@ -29,7 +34,8 @@ The cascade (``Score.info["stage"]`` names the stage that decided, ``info["timin
 
 Stages 1–4 are cheap and bounded: :meth:`MathEquivScorer.quick` runs them inline and settles most
 samples. Only samples that need stage 5 go to a worker process (``execution = "process"``) under the
-execution layer's deadline (``timeout_s``, default 30 s); this module never spawns threads or uses
+execution layer's deadline (``timeout_s``, default 10 s; the sympy cold start is paid in :meth:`MathEquivScorer.warm_up`
+when a worker loads the scorer, outside the deadline); this module never spawns threads or uses
 signals. A sample that runs out of time is a ``timeout`` failure, never a wrong answer.
 
 Ground truths that are not a non-empty string, a number, or a list of those are ``invalid_input``.
@@ -631,9 +637,10 @@ class MathEquivScorer(Scorer):
 
     name = "math_equiv"
     execution = "process"  # only the symbolic stage gets here: quick() settles the rest inline
-    # the symbolic stage itself takes milliseconds; the deadline also covers a cold worker importing
-    # sympy and the LaTeX parser (seconds on a loaded machine), so it matches verl's math_verify default
-    timeout_s = 30.0
+    # the symbolic stage takes milliseconds (the slowest real answer seen: ~0.4 s on a loaded machine); the
+    # cold start (importing sympy and the LaTeX parser) is paid by warm_up() while a worker unpickles the
+    # scorer, before the deadline starts, so the deadline no longer has to cover it (it was 30 s)
+    timeout_s = 10.0
     returns_dict = False
     metric_keys = ("acc",)
 
