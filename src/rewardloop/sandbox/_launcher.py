@@ -59,7 +59,10 @@ def new_session_keyring():
         raise OSError("keyctl: unknown system call number on %s" % os.uname().machine)
     if libc.syscall(ctypes.c_long(KEYCTL), ctypes.c_long(JOIN_SESSION_KEYRING), ctypes.c_void_p(None)) < 0:
         err = ctypes.get_errno()
-        if err != errno.ENOSYS:  # a kernel without keyrings has none to share
+        # ENOSYS: a kernel without keyrings; EPERM: a seccomp filter denying keyctl (Docker's default
+        # profile denies keyctl, add_key and request_key), which the run inherits. Either way the run
+        # has no keyring to share. Anything else: the run is not started.
+        if err not in (errno.ENOSYS, errno.EPERM):
             raise OSError(err, "keyctl(JOIN_SESSION_KEYRING): " + os.strerror(err))
 
 def oom_score_adj(value):
