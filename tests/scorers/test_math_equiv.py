@@ -8,7 +8,7 @@ import pytest
 
 from rewardloop.errors import ConfigError
 from rewardloop.scorers._equiv_extract import extract_answers, is_placeholder
-from rewardloop.scorers._equiv_norm import exact_number, normalize
+from rewardloop.scorers._equiv_norm import exact_number, float_value, normalize
 from rewardloop.scorers._registry import get_scorer
 from rewardloop.scorers.math_equiv import MathEquivScorer, judge
 from rewardloop.types import Sample, Status
@@ -486,3 +486,35 @@ def test_unpickling_in_a_fresh_process_warms_the_symbolic_stage_up():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
     )
     assert out.stdout.split() == ["False", "True", "True"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("\\sqrt{34}+3\\sqrt{10}", 34**0.5 + 3 * 10**0.5),
+        ("\\frac{\\sqrt{3}}{2}", 3**0.5 / 2),
+        ("2\\pi", 2 * 3.141592653589793),
+        ("-2^2", -4.0),
+        ("3(4)", 12.0),
+        ("2^3^2", None),  # chained powers are ambiguous: left to sympy
+        ("x+1", None),
+        ("\\sqrt{-1}", None),
+        ("10^{100}", None),
+        ("\\sin 2", None),
+    ],
+)
+def test_float_value_reads_plain_arithmetic_only(text, value):
+    got = float_value(text)
+    assert got == pytest.approx(value) if value is not None else got is None
+
+
+def test_clearly_different_constants_are_decided_without_sympy():
+    scorer = MathEquivScorer()
+    score = scorer.quick(Sample(response="\\boxed{\\sqrt{34} + 3\\sqrt{10}}", ground_truth="28"))
+    assert score is not None and score.value == 0.0
+    # close values still go to the symbolic stage, which decides exactly
+    assert (
+        scorer.quick(Sample(response="\\boxed{\\frac{\\sqrt{3}}{2}}", ground_truth="\\frac{3}{2\\sqrt{3}}"))
+        is None
+    )
+    assert _verdict("\\frac{3}{2\\sqrt{3}}", "\\boxed{\\frac{\\sqrt{3}}{2}}").value == 1.0

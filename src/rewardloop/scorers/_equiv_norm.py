@@ -14,12 +14,21 @@ inputs longer than :data:`MAX_ANSWER_CHARS` are not normalised beyond whitespace
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-__all__ = ["MAX_ANSWER_CHARS", "Node", "exact_number", "normalize", "parse_structure", "split_top"]
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "Node",
+    "exact_number",
+    "float_value",
+    "normalize",
+    "parse_structure",
+    "split_top",
+]
 
 MAX_ANSWER_CHARS = 1000
 
@@ -401,3 +410,110 @@ def exact_number(s: str) -> Fraction | None:
     except (ValueError, ZeroDivisionError):
         return None
     return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# plain arithmetic, evaluated without sympy
+
+_ARITH_TOKEN = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+|\\pi|\\sqrt|\\frac|\\cdot|\\times|[-+*/^(){}])")
+_MAX_ARITH_CHARS = 120
+
+
+def float_value(text: str) -> float | None:
+    """The value of plain arithmetic in a normalised answer, as latex2sympy would read it, or None.
+
+    Accepts numbers, ``\\pi``, ``\\sqrt{}``, ``\\frac{}{}``, ``+ - * / ^ \\cdot \\times``, brackets and
+    implicit multiplication (``3\\sqrt{10}``, ``2\\pi``); anything else (a letter, another command, a
+    negative square root, a chained or huge power) gives None. Lets the cheap stage tell two clearly
+    different constants apart without sympy.
+    """
+    if not text or len(text) > _MAX_ARITH_CHARS:
+        return None
+    tokens, pos = [], 0
+    while pos < len(text):
+        m = _ARITH_TOKEN.match(text, pos)
+        if m is None:
+            return None
+        tokens.append(m.group(1))
+        pos = m.end()
+    try:
+        value, rest = _sum(tokens)
+    except (_NotArithmetic, ArithmeticError, ValueError):
+        return None
+    return value if not rest and math.isfinite(value) else None
+
+
+class _NotArithmetic(Exception):
+    pass
+
+
+def _sum(t: list[str]) -> tuple[float, list[str]]:
+    value, t = _product(t)
+    while t and t[0] in "+-":
+        op = t[0]
+        rhs, t = _product(t[1:])
+        value = value + rhs if op == "+" else value - rhs
+    return value, t
+
+
+def _product(t: list[str]) -> tuple[float, list[str]]:
+    value, t = _unary(t)
+    while t:
+        if t[0] in ("*", "\\cdot", "\\times", "/"):
+            op = t[0]
+            rhs, t = _unary(t[1:])
+            value = value / rhs if op == "/" else value * rhs
+        elif t[0] not in ("+", "-", ")", "}", "^"):  # implicit multiplication
+            rhs, t = _power(t)
+            value *= rhs
+        else:
+            break
+    return value, t
+
+
+def _unary(t: list[str]) -> tuple[float, list[str]]:
+    if t and t[0] in "+-":
+        value, rest = _unary(t[1:])
+        return (-value if t[0] == "-" else value), rest
+    return _power(t)
+
+
+def _power(t: list[str]) -> tuple[float, list[str]]:
+    base, t = _atom(t)
+    if t and t[0] == "^":
+        exponent, t = _atom(t[1:])
+        if (t and t[0] == "^") or abs(exponent) > 64 or (base < 0 and exponent != int(exponent)):
+            raise _NotArithmetic
+        base = base**exponent
+    return base, t
+
+
+def _atom(t: list[str]) -> tuple[float, list[str]]:
+    if not t:
+        raise _NotArithmetic
+    head, rest = t[0], t[1:]
+    if head[0].isdigit() or head[0] == ".":
+        return float(head), rest
+    if head == "\\pi":
+        return math.pi, rest
+    if head in ("(", "{"):
+        value, rest = _sum(rest)
+        if not rest or rest[0] != (")" if head == "(" else "}"):
+            raise _NotArithmetic
+        return value, rest[1:]
+    if head == "\\sqrt":
+        value, rest = _group(rest)
+        if value < 0:
+            raise _NotArithmetic
+        return math.sqrt(value), rest
+    if head == "\\frac":
+        num, rest = _group(rest)
+        den, rest = _group(rest)
+        return num / den, rest
+    raise _NotArithmetic
+
+
+def _group(t: list[str]) -> tuple[float, list[str]]:
+    if not t or t[0] != "{":
+        raise _NotArithmetic
+    return _atom(t)
