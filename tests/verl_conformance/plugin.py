@@ -6,7 +6,7 @@ loaded ``verl.*`` module that holds them (so ``from verl.workers.reward_manager.
 NaiveRewardManager`` in a test file gets ours):
 
 * classic managers ``verl.workers.reward_manager.{naive,dapo,batch,prime}`` and the loop managers
-  ``verl.experimental.reward_loop.reward_manager.{naive,dapo,remote,limited}``;
+  ``verl.experimental.reward_loop.reward_manager.{naive,dapo,remote,limited,gdpo}``;
 * both registries: ``register``, ``get_reward_manager_cls`` and the registry dicts
   (``REWARD_MANAGER_REGISTRY``, ``REWARD_MANAGER``) become rewardloop's classic / loop registries;
 * ``default_compute_score`` in ``verl.utils.reward_score`` and every verl module that imported it.
@@ -43,6 +43,7 @@ _LOOP_MANAGERS = {
     "dapo": ("DAPORewardManager", "LoopDAPORewardManager"),
     "remote": ("RemoteRewardManager", "RemoteRewardManager"),
     "limited": ("RateLimitedRewardManager", "RateLimitedRewardManager"),
+    "gdpo": ("GDPORewardManager", "LoopGDPORewardManager"),
 }
 _CLASSIC_PKG = "verl.workers.reward_manager"
 _LOOP_PKG = "verl.experimental.reward_loop.reward_manager"

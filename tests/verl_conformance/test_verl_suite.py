@@ -62,6 +62,8 @@ REQUIRED = {
     "verl.experimental.reward_loop.reward_manager.dapo:DAPORewardManager": "LoopDAPORewardManager",
     "verl.experimental.reward_loop.reward_manager.remote:RemoteRewardManager": "RemoteRewardManager",
     "verl.experimental.reward_loop.reward_manager.limited:RateLimitedRewardManager": "RateLimitedRewardManager",
+    "verl.experimental.reward_loop.reward_manager.gdpo:GDPORewardManager": "LoopGDPORewardManager",
+    "verl.experimental.reward_loop.reward_manager:GDPORewardManager": "LoopGDPORewardManager",
     "verl.experimental.reward_loop.reward_manager.registry:register": "register(kind='loop')",
     "verl.experimental.reward_loop.reward_manager.registry:REWARD_MANAGER": "rewardloop registry dict",
     "verl.utils.reward_score:default_compute_score": "default_compute_score",
