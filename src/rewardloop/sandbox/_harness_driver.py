@@ -346,6 +346,36 @@ class _Checker:
 
 _STOP = object()
 _ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot"}
+# sys.stdlib_module_names is Python 3.10+; a remote sandbox (SandboxFusion) may run an older one
+_STDLIB = getattr(sys, "stdlib_module_names", None) or frozenset(
+    [
+        "abc",
+        "array",
+        "bisect",
+        "calendar",
+        "cmath",
+        "collections",
+        "copy",
+        "datetime",
+        "decimal",
+        "fractions",
+        "functools",
+        "hashlib",
+        "heapq",
+        "itertools",
+        "json",
+        "math",
+        "operator",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "sys",
+        "time",
+        "typing",
+        "unicodedata",
+    ]
+)
 
 
 class _ModuleRef:
@@ -476,7 +506,7 @@ def _bind_free(checker, namespace, names, shadow=()):
     for name in names:
         if name in namespace or (hasattr(builtins, name) and name not in shadow):
             continue
-        if name in sys.stdlib_module_names or name in _ALIASES:  # never the program's "math"
+        if name in _STDLIB or name in _ALIASES:  # never the program's "math"
             try:  # noqa: SIM105 - contextlib would cost every run an import
                 namespace[name] = _import(_ALIASES.get(name, name))
             except ImportError:
@@ -540,8 +570,9 @@ def _become_program(requests, replies):
         os.dup2(devnull, 0)
         os.dup2(2, 1)
         keep = sorted({0, 1, 2, requests, replies})
-        for low, high in zip(keep, [*keep[1:], 1 << 16], strict=False):
-            os.closerange(low + 1, high)
+        bounds = [*keep, 1 << 16]  # (no zip(strict=...): a remote sandbox may run an older Python)
+        for i in range(len(keep)):
+            os.closerange(bounds[i] + 1, bounds[i + 1])
         _Program(requests, replies).serve()
     finally:
         os._exit(1)
