@@ -9,6 +9,7 @@ directory holding a locally built Qwen-like tokenizer (verl's rate-limited test 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -30,8 +31,12 @@ from ._suite import (
 
 
 def _verl_has_pytest_asyncio() -> bool:
+    """Cheap for a venv (a look at its site-packages); an interpreter named by REWARDLOOP_VERL_PYTHON is asked."""
     if not VERL_PYTHON.exists():
         return False
+    if "REWARDLOOP_VERL_PYTHON" not in os.environ:
+        site = list((VERL_PYTHON.parent.parent / "lib").glob("python*/site-packages"))
+        return any((s / "pytest_asyncio").is_dir() and (s / "verl").is_dir() for s in site)
     probe = subprocess.run(
         [str(VERL_PYTHON), "-c", "import pytest, pytest_asyncio, verl"], capture_output=True, timeout=120
     )
