@@ -284,3 +284,14 @@ def test_the_program_cannot_open_the_checkers_process_files(isolated_sandbox):
         code, {"fn_name": "probe", "inputs": [[]], "outputs": ["[]"]}, sandbox=isolated_sandbox
     )
     assert [r.status for r in results] == [TestStatus.PASSED], results
+
+
+@pytest.mark.parametrize(
+    "trick", ["kill_parent", "read_the_tests", "forge_result_lines", "os_exit_at_import"]
+)
+def test_process_tricks_fail_on_every_isolating_backend(isolated_sandbox, trick):
+    """Under bwrap the checker is not PID 1 (bwrap's init is) and another process holds the stdout."""
+    for kind in ("humaneval_eq", "mbpp"):
+        results = run_tests(TRICKS[trick], SPECS[kind], sandbox=isolated_sandbox, limits=Limits(wall_s=5))
+        assert results and _passed(results) == 0, (kind, results)
+    assert run_tests(RIGHT, HUMANEVAL_EQ, sandbox=isolated_sandbox)[0].passed
