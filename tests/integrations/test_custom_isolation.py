@@ -207,3 +207,27 @@ def test_cli_custom_function_that_exits_fails_its_row_only(hostile, tmp_path):
     scored = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["status"] for r in scored] == ["ok", "crashed", "ok"]
     assert "exited with code 3" in scored[1]["error"]
+
+
+def test_a_function_of_a_module_loaded_by_path_reaches_the_worker(tmp_path, monkeypatch):
+    import importlib.util
+
+    from rewardloop import Sample
+
+    src = tmp_path / "path_loaded_reward.py"
+    src.write_text(
+        "import os\n"
+        "def compute_score(data_source, solution_str, ground_truth, extra_info=None):\n"
+        "    return {'score': 0.5, 'pid': os.getpid()}\n"
+    )
+    # loaded the way pytest's importlib mode or runpy load a file: in sys.modules, but not importable by name
+    spec = importlib.util.spec_from_file_location("path_loaded_reward", src)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "path_loaded_reward", module)
+    spec.loader.exec_module(module)
+    scorer = CustomFunctionScorer(module.compute_score)
+    assert scorer.execution == "process"
+    with Runner(workers=1) as runner:
+        batch = runner.run_sync(scorer, [Sample(response="r", ground_truth="g", task="t")])
+    assert batch.statuses[0].value == "ok", batch.infos[0]
+    assert batch.values[0] == 0.5 and batch.metrics["pid"][0] != os.getpid()

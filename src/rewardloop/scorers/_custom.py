@@ -22,11 +22,14 @@ stops them at their next ``await``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib.util
 import inspect
 import logging
+import os
 import pickle
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -168,19 +171,40 @@ def _from_payload(payload: bytes) -> _ByValue:
     return _ByValue(pickle.loads(payload), payload)
 
 
-def _importable(fn: Any) -> bool:
-    """True when a fresh interpreter can import the module that ``pickle`` names for ``fn``."""
+def _module_of(fn: Any) -> str | None:
     target = fn.func if isinstance(fn, functools.partial) else fn
     module = getattr(target, "__module__", None)
-    if not isinstance(module, str) or module == "__main__" or module.startswith("rewardloop_user_"):
+    return module if isinstance(module, str) else None
+
+
+def _importable(fn: Any) -> bool:
+    """True when a fresh interpreter with this ``sys.path`` imports the module ``pickle`` names for ``fn``.
+
+    ``find_spec`` alone is not enough: a module loaded by path (``importlib`` import mode, ``runpy``, our own
+    file loader) sits in ``sys.modules`` and has a spec, yet a worker cannot import it by name. So the module's
+    file must be where its dotted name leads from some ``sys.path`` entry.
+    """
+    target = fn.func if isinstance(fn, functools.partial) else fn
+    module = _module_of(fn)
+    if module is None or module == "__main__" or module.startswith("rewardloop_user_"):
         return False
     if "<locals>" in (getattr(target, "__qualname__", "") or ""):
         return False
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return False
-    return spec is not None
+    loaded = sys.modules.get(module)
+    origin = getattr(loaded, "__file__", None)
+    if loaded is None or origin is None:
+        try:
+            return importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            return False
+    relative = module.replace(".", os.sep)
+    for entry in sys.path:
+        for candidate in (f"{relative}.py", os.path.join(relative, "__init__.py")):
+            path = os.path.join(entry or os.getcwd(), candidate)
+            with contextlib.suppress(OSError):
+                if os.path.exists(path) and os.path.samefile(path, origin):
+                    return True
+    return False
 
 
 def shippable(fn: Callable[..., Any]) -> Callable[..., Any] | None:
@@ -197,6 +221,11 @@ def shippable(fn: Callable[..., Any]) -> Callable[..., Any] | None:
         import cloudpickle
     except ImportError:  # pragma: no cover - a core dependency
         return None
+    module = _module_of(fn)
+    if module and module != "__main__" and module in sys.modules:
+        # a module no worker can import by name: its functions must travel by value too
+        with contextlib.suppress(Exception):
+            cloudpickle.register_pickle_by_value(sys.modules[module])
     try:
         return _ByValue(fn, cloudpickle.dumps(fn))
     except Exception:
