@@ -59,6 +59,7 @@ _PHRASES = re.compile(
     r"|^\s*\**(?i:answer)\**\s*(?=\$|\\\[|\\\()",  # "Answer $9$", "Answer \\[ 9 \\]"
     re.MULTILINE,
 )
+_PHRASE_TAIL = 2048  # characters searched first for the last answer phrase
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n")
 
 
@@ -178,8 +179,12 @@ def _last_phrase_answer(text: str) -> str | None:
 def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     """The answer of the last answer phrase at or after ``start``, and its span."""
     last = None
-    for last in _PHRASES.finditer(text, start):  # noqa: B007 - we want the last match
-        pass
+    # the last match lies in the tail when the tail has one (``^`` only matches at real line starts)
+    for begin in dict.fromkeys((max(start, len(text) - _PHRASE_TAIL), start)):
+        for last in _PHRASES.finditer(text, begin):  # noqa: B007 - we want the last match
+            pass
+        if last is not None:
+            break
     if last is None:
         return None
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
