@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from rewardloop.errors import ConfigError
+from rewardloop.errors import ConfigError, InvalidSampleError
 from rewardloop.sandbox import Limits, RunStatus, Sandbox, default_sandbox
 
 from .conftest import skip_unless, wait_until_gone
@@ -184,7 +184,7 @@ def test_c_with_files_compiles_against_them(sandbox):
 
 @pytest.mark.parametrize("name", ["/etc/passwd", "../up.txt", "a/../../b", "", ".", "main.py"])
 def test_bad_file_names_are_rejected(sandbox, name):
-    with pytest.raises(ConfigError):
+    with pytest.raises(InvalidSampleError):  # the request's mistake: never a sandbox error, never retried
         sandbox.run("print(1)", files={name: "x"})
 
 
@@ -532,12 +532,9 @@ def test_infrastructure_errors_name_no_pid_or_sandbox_path(sandbox):
 
     # "x" and "x/y": writing the second file fails in the run's directory (issue 14: the message
     # leaked the mount holder's pid and the internal path)
-    try:
-        result = sandbox.run("print(1)", files={"x": "1", "x/y": "2"})
-        message = result.error or ""
-        assert result.status is RunStatus.SANDBOX_ERROR, result
-    except ConfigError as exc:  # refusing the pair up front is fine too
-        message = str(exc)
+    with pytest.raises(InvalidSampleError) as caught:  # refused up front, before any run
+        sandbox.run("print(1)", files={"x": "1", "x/y": "2"})
+    message = str(caught.value)
     assert message
     assert "rewardloop-sandbox-" not in message and "/proc/" not in message, message
     assert not re.search(r"\b(pid|holder)\D{0,3}\d", message) and str(os.getpid()) not in message, message

@@ -501,17 +501,45 @@ def _as_bytes(value: str | bytes, what: str) -> bytes:
     raise TypeError(f"{what} must be str or bytes, got {type(value).__name__}")
 
 
+#: at most this many extra files per run, and this many bytes per path component (Linux NAME_MAX)
+MAX_FILES = 4096
+NAME_MAX = 255
+
+
 def _check_files(files: Mapping[str, str | bytes], source: str) -> dict[str, bytes]:
+    """Normalised ``{name: bytes}``; a name the run could not hold is the caller's invalid input, raised
+    before anything runs (never a sandbox error, which clients would retry as an outage)."""
+    if len(files) > MAX_FILES:
+        raise InvalidSampleError(f"files: {len(files)} files, more than the {MAX_FILES} a run may have")
     out = {}
     for name, content in files.items():
-        if isinstance(name, str):
-            _encoded(f"files[{name[:80]!r}] (the name)", name)
-        norm = posixpath.normpath(name) if isinstance(name, str) else ""
+        if not isinstance(name, str):
+            raise InvalidSampleError(f"files: a file name must be a str, got {type(name).__name__}")
+        _encoded(f"files[{name[:80]!r}] (the name)", name)
+        norm = posixpath.normpath(name)
         if not norm or norm.startswith(("/", "../")) or norm in (".", "..") or "\0" in norm:
-            raise ConfigError(f"file names must be relative paths inside the working directory, got {name!r}")
+            raise InvalidSampleError(
+                f"files: file names must be relative paths inside the working directory, got {name[:80]!r}"
+            )
+        long = [part for part in norm.split("/") if len(part.encode()) > NAME_MAX]
+        if long:
+            raise InvalidSampleError(
+                f"files: {name[:80]!r} has a path component of {len(long[0].encode())} bytes (at most {NAME_MAX})"
+            )
         if norm == source:
-            raise ConfigError(f"file {name!r} would overwrite the program's own source file")
-        out[norm] = _as_bytes(content, f"files[{name!r}]")
+            raise InvalidSampleError(f"files: {name!r} would overwrite the program's own source file")
+        if norm in out:
+            raise InvalidSampleError(f"files: {name[:80]!r} names the same file as another entry")
+        out[norm] = _as_bytes(content, f"files[{name[:80]!r}]")
+    names = set(out)
+    for norm in out:
+        parent = posixpath.dirname(norm)
+        while parent:
+            if parent in names:
+                raise InvalidSampleError(
+                    f"files: {parent[:80]!r} is a file and also the directory of {norm[:80]!r}"
+                )
+            parent = posixpath.dirname(parent)
     return out
 
 

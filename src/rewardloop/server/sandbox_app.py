@@ -49,7 +49,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.requests import ClientDisconnect
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidSampleError
 from ..sandbox import Limits, RunResult, RunStatus, Sandbox
 from ._config import RunCodeLimits
 
@@ -505,7 +505,7 @@ async def _handle(sb: Sandbox, limits: RunCodeLimits, request: Request) -> Respo
         ).response()
     try:
         result = await _run_unless_disconnected(sb, job, request)
-    except (ConfigError, UnicodeError) as exc:  # a request the sandbox itself refuses
+    except (ConfigError, InvalidSampleError, UnicodeError) as exc:  # a request the sandbox itself refuses
         return Refused(422, "files" if "file" in str(exc) else "body", public_message(str(exc))).response()
     except Exception as exc:
         return _sandbox_failed(exc)
