@@ -33,12 +33,15 @@ class OverlongPenalty:
     the reward changes by ``min(-(L - (Lmax - B)) / B * f, 0)``: nothing while ``L <= Lmax - B``, then a
     linear fall to ``-f`` at ``L = Lmax``. With ``log`` the metrics ``overlong_reward`` (float) and
     ``overlong`` (bool) are added to every score, failed ones included (so columns stay aligned).
+    With ``clip`` the penalty stops at ``-f`` for ``L > Lmax`` (open-r1's ``soft_overlong_punishment`` and
+    DAPO's eq. 13); verl does not clip (its responses never exceed ``Lmax``), so the default is off.
     """
 
     max_resp_len: int
     buffer_len: int
     penalty_factor: float = 1.0
     log: bool = False
+    clip: bool = False
 
     def __post_init__(self) -> None:
         if self.buffer_len <= 0:
@@ -66,7 +69,8 @@ class OverlongPenalty:
 
     def penalty(self, length: int) -> float:
         exceed = length - (self.max_resp_len - self.buffer_len)
-        return min(-exceed / self.buffer_len * self.penalty_factor, 0.0)
+        penalty = min(-exceed / self.buffer_len * self.penalty_factor, 0.0)
+        return max(penalty, -self.penalty_factor) if self.clip else penalty
 
     def apply(self, scores: Sequence[Score], lengths: Sequence[int | None]) -> list[Score]:
         if len(scores) != len(lengths):
