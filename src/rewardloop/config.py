@@ -12,8 +12,9 @@ and verl's legacy top-level keys are migrated). Every key of verl 0.9's ``reward
   the ``rate_limited`` manager's ``max_concurrent``, ``max_rpm``, ``max_tpm``, ``estimated_tokens_per_request``,
   ``timeout``.
 
-rewardloop adds two keys of its own: ``runner`` (a :class:`~rewardloop.RunnerConfig` mapping: deadlines,
-workers, failure policy, ...) and ``backend`` (``"local"``, the default, or ``"ray"``).
+rewardloop adds keys of its own: ``runner`` (a :class:`~rewardloop.RunnerConfig` mapping: deadlines,
+workers, failure policy, ...), ``backend`` (``"local"``, the default, or ``"ray"``), ``extra_info_keys`` and
+``components`` (a composite reward; ``docs/composite.md``).
 
 Legacy layouts (verl < 0.6: top-level ``custom_reward_function``, ``sandbox_fusion`` and
 ``reward_model.{reward_manager,num_workers,reward_kwargs,model.path,...}``) are migrated with a warning that
@@ -294,6 +295,7 @@ _REWARD_KEYS = (
     "runner",
     "backend",
     "extra_info_keys",
+    "components",
 )
 
 _EXTRA_KINDS = ("float", "bool", "str", "any")
@@ -320,6 +322,9 @@ class RewardConfig:
     #: ours: ``reward_extra_info`` keys every sample carries (name -> float | bool | str | any); a trainer
     #: config's ``algorithm.gdpo_reward_keys`` are added as floats
     extra_info_keys: Mapping[str, str] = field(default_factory=dict)
+    #: ours: a composite reward, one mapping per component (``scorer`` + ``options`` or ``path`` + ``function``
+    #: + ``reward_kwargs``, and ``name``, ``weight``, ``optional``); see ``docs/composite.md``
+    components: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
@@ -334,6 +339,12 @@ class RewardConfig:
             raise ConfigError(f"{where}.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
         runner = dict(_section(data, "runner", where))
         _validate_runner(runner, f"{where}.runner")
+        components = _components(data.get("components"), f"{where}.components")
+        if components and (_section(data, "custom_reward_function", where) or {}).get("path"):
+            raise ConfigError(
+                f"{where}: set either custom_reward_function.path or components, not both "
+                "(a component may name a custom function: {path: FILE.py, function: NAME})"
+            )
         return cls(
             num_workers=_int(data.get("num_workers", 8), f"{where}.num_workers", minimum=1),  # type: ignore[arg-type]
             custom_reward_function=CustomFunctionConfig.from_dict(
@@ -361,6 +372,7 @@ class RewardConfig:
             runner=runner,
             backend=backend,
             extra_info_keys=_extra_info_keys(data.get("extra_info_keys"), f"{where}.extra_info_keys"),
+            components=components,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -391,6 +403,29 @@ def _extra_info_keys(value: Any, where: str) -> dict[str, str]:
             raise ConfigError(f"{where}.{key} must be one of {', '.join(_EXTRA_KINDS)}, got {kind!r}")
         out[key] = kind
     return out
+
+
+_COMPONENT_KEYS = ("name", "scorer", "options", "path", "function", "reward_kwargs", "weight", "optional")
+
+
+def _components(value: Any, where: str) -> tuple[dict[str, Any], ...]:
+    """``reward.components``: a list of mappings with known keys, each naming ``scorer`` or ``path``."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple):
+        raise ConfigError(f"{where} must be a list of component mappings, got {type(value).__name__}")
+    out = []
+    for i, item in enumerate(value):
+        here = f"{where}[{i}]"
+        if not isinstance(item, Mapping):
+            raise ConfigError(f"{here} must be a mapping, got {type(item).__name__}")
+        _check_keys(item, _COMPONENT_KEYS, here)
+        if ("scorer" in item) == ("path" in item):
+            raise ConfigError(f"{here}: give exactly one of scorer (a registered name) or path (a .py file)")
+        if "weight" in item:
+            _float(item["weight"], f"{here}.weight")
+        out.append(dict(item))
+    return tuple(out)
 
 
 def _validate_runner(runner: Mapping[str, Any], where: str) -> None:

@@ -66,9 +66,11 @@ from typing import Any, TypeVar
 
 from ..errors import ConfigError, InfraError, RateLimited, ScoringError, ScoringTimeout
 from ..scorers._base import Scorer, as_scorer
+from ..scorers._group import GroupScorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._cache import LRUCache, sample_key, scorer_fingerprint
 from ._config import EXECUTIONS, RunnerConfig
+from ._grouped import GroupGatherer
 from ._limits import Limiter, RateLimiter, Slots, TokenBucket
 from ._single import _as_score, failure_score
 from ._workers import PoolStats, WorkerPool, _check_timeout
@@ -250,6 +252,7 @@ class Runner(Closable):
         self._loop_thread: _LoopThread | None = None
         self._inflight: dict[str, concurrent.futures.Future] = {}
         self._plans: OrderedDict[int, tuple[Scorer, _Plan]] = OrderedDict()
+        self._gatherer = GroupGatherer()  # streamed members of group scorers wait here for their group
         self._closed = False
         self._owner_pid = os.getpid()
 
@@ -274,9 +277,14 @@ class Runner(Closable):
         samples = _check_samples(samples)
         scorers = self._scorers_for(scorer, len(samples))
         plans: dict[int, _Plan] = {}
+        whole: dict[int, Scorer] = {}
         for sc in scorers:
             if id(sc) not in plans:
+                if _whole_batch_runner(sc) is not None:
+                    whole[id(sc)] = sc
                 plans[id(sc)] = self._plan(sc)
+        if whole:  # composite / group scorers see their whole share of the batch
+            return await self._run_whole(whole, scorers, samples, on_done)
         ctx = _Context(t0=t0, budget=_Budget(self.config.retry_budget))
         batch = _Batch(self, samples, [plans[id(sc)] for sc in scorers], ctx, on_done)
         await batch.execute()
@@ -305,7 +313,13 @@ class Runner(Closable):
         t0 = time.perf_counter()
         self._check_usable()
         _check_samples([sample])
-        plan = self._stream_plan(self._as_scorer(scorer))
+        scorer = self._as_scorer(scorer)
+        if isinstance(scorer, GroupScorer):  # waits for its group's other members
+            return await self._gatherer.submit(self, scorer, sample)
+        streamed = getattr(scorer, "submit_with_runner", None)  # a Composite: each component submitted
+        if streamed is not None:
+            return await streamed(self, sample)
+        plan = self._stream_plan(scorer)
         key = sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
         score = self._cached(key)
         if score is None:
@@ -313,6 +327,56 @@ class Runner(Closable):
         if self.config.on_error == "raise" and not score.ok:
             raise _failure_error(score, sample, None, 1, 1)
         return score
+
+    async def _run_whole(
+        self,
+        whole: Mapping[int, Scorer],
+        scorers: Sequence[Scorer],
+        samples: list[Sample],
+        on_done: Callable[[int], None] | None,
+    ) -> ScoreBatch:
+        """A batch with composite or group scorers: each of those gets all of its samples in one call (a group
+        scorer needs every member of a group, a composite runs each component over the whole share); the rest
+        of the batch runs as usual. Results are merged in input order."""
+        shares: dict[int | None, list[int]] = {}
+        for i, sc in enumerate(scorers):
+            shares.setdefault(id(sc) if id(sc) in whole else None, []).append(i)
+        if len(shares) == 1 and None not in shares:
+            run = _whole_batch_runner(scorers[0])
+            return await run(self, samples, on_done=on_done)  # type: ignore[misc]
+
+        async def share(key: int | None, idxs: list[int]) -> tuple[list[int], ScoreBatch]:
+            part = [samples[i] for i in idxs]
+            done = None if on_done is None else (lambda j: on_done(idxs[j]))
+            try:
+                if key is None:
+                    return idxs, await self.run([scorers[i] for i in idxs], part, on_done=done)
+                run = _whole_batch_runner(whole[key])
+                return idxs, await run(self, part, on_done=done)  # type: ignore[misc]
+            except ScoringError as exc:  # on_error="raise": merge first, raise for the whole batch below
+                if getattr(exc, "batch", None) is None:
+                    raise
+                return idxs, exc.batch  # type: ignore[attr-defined]
+
+        t0 = time.perf_counter()
+        parts = await asyncio.gather(*(share(k, v) for k, v in shares.items()))
+        rows: list[Any] = [None] * len(samples)
+        for idxs, batch in parts:
+            for j, i in enumerate(idxs):
+                rows[i] = _Done(
+                    batch[j],
+                    batch.queue_s[j] if batch.queue_s else 0.0,
+                    batch.exec_s[j] if batch.exec_s else 0.0,
+                )
+        stats = batch_stats(
+            [d.score.status for d in rows],
+            latencies=[d.queue_s + d.exec_s for d in rows],
+            exec_times=[d.exec_s for d in rows],
+            wall_s=time.perf_counter() - t0,
+            unique=sum(int(b.stats.get("unique", len(b))) for _, b in parts),
+            retries=sum(int(b.stats.get("retries", 0) or 0) for _, b in parts),
+        )
+        return finish_batch(rows, samples, stats, self.config.on_error)
 
     def pool_stats(self) -> PoolStats | None:
         """Counters of the worker pool (None before any process scorer ran)."""
@@ -954,6 +1018,16 @@ def _check_samples(samples: Iterable[Sample]) -> list[Sample]:
         if not isinstance(s, Sample):
             raise TypeError(f"samples[{i}] is a {type(s).__name__}, expected rewardloop.Sample")
     return out
+
+
+def _whole_batch_runner(scorer: Scorer) -> Callable[..., Any] | None:
+    """``run(runner, samples, on_done=None)`` for scorers that must see a whole batch (group scorers; a
+    composite's ``run_with_runner``), else None."""
+    if isinstance(scorer, GroupScorer):
+        from ._grouped import run_groups
+
+        return lambda runner, samples, on_done=None: run_groups(runner, scorer, samples, on_done=on_done)
+    return getattr(scorer, "run_with_runner", None)
 
 
 def _is_async(scorer: Any) -> bool:

@@ -111,7 +111,8 @@ class RewardManager(Closable):
     ) -> RewardManager:
         """Build from a reward config (see :func:`~rewardloop.config.load_reward_config`).
 
-        The scorer is ``scorer`` if given, else the configured custom function, else the routing table (with
+        The scorer is ``scorer`` if given, else the ``components`` composite (:class:`Composite`), else the
+        configured custom function, else the routing table (with
         ``sandbox_fusion`` applied to code scorers). The runner follows ``backend`` (``local`` or ``ray`` with
         ``num_workers`` actors) and ``runner``; ``rate_limits`` adds the ``rate_limited`` keys
         (``max_concurrent``, ``max_rpm``, ``max_tpm``, ``timeout``). ``shaping`` adds the overlong penalty
@@ -119,6 +120,10 @@ class RewardManager(Closable):
         function on every call (verl's ``reward_router_address`` / ``reward_model_tokenizer``).
         """
         cfg = load_reward_config(config)
+        if scorer is None and cfg.components:
+            from ._composite import composite_from_config
+
+            scorer = composite_from_config(cfg.components)
         if scorer is None:
             scorer = custom_function_scorer(cfg, extra_call_kwargs, rate_limits=rate_limits)
         shapers: list[Shaper] = []

@@ -1,0 +1,268 @@
+"""``Composite``: several scorers with weights, one reward, each component's score kept as a metric.
+
+``Composite([("acc", get_scorer("math_dapo"), 1.0), ("fmt", format_scorer, 0.2)])`` scores every sample
+with every component and reports:
+
+* ``value``: the weighted sum ``sum(weight * component value)`` over the components that scored;
+* metrics ``<name>`` (the component's value, float; ``None`` when it failed) and ``<name>_status``
+  (``ok`` or the component's failure status, str) for every component, so verl's GDPO keys
+  (``algorithm.gdpo_reward_keys: [acc, fmt]``) and TRL's per-function ``reward_weights`` can read each
+  component separately; a component's own metrics are kept as ``<name>/<key>``;
+* :attr:`Composite.metric_types` declares all of those keys with their types, which is how the verl facade
+  puts them into its fixed extra-info schema (every sample carries them, failed ones with fillers).
+
+The failure policy applies per component. A failed component is never a silent 0 in the total:
+
+* a **required** component (the default) that fails makes the whole sample fail with *that component's
+  status* (``timeout``, ``infra_error`` ...; the first failed component in order), ``info["error"]`` naming
+  the component; the other components' values and statuses stay in ``metrics``. The runner's failure policy
+  (``on_error``) then decides the reward, as for any failed sample;
+* an **optional** component that fails is left out of the total (the sample stays ``ok``);
+  ``<name>_status`` records the failure and ``info["missing"]`` lists it.
+
+Execution: in a batch (:meth:`run_with_runner`, what :class:`~rewardloop.RewardManager` and
+:meth:`Runner.run <rewardloop.Runner.run>` call) each component scores the whole batch through the runner,
+concurrently, so each keeps its own execution mode, deadline, isolation, retries and de-duplication (a sympy
+component still runs in killable worker processes). One sample at a time (:meth:`submit_with_runner`,
+the streaming path) each component is submitted to the runner. :meth:`score` (direct calls outside a
+runner) scores the components one after another with
+:func:`~rewardloop.execution._single.score_one`, which isolates process components under their deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import _COMPONENT_KEYS
+from ..errors import ConfigError, ScoringError
+from ..execution._runner import batch_stats, finish_batch
+from ..execution._single import score_one
+from ..scorers._base import Scorer, as_scorer
+from ..types import Sample, Score, ScoreBatch, Status
+
+__all__ = ["Component", "Composite", "composite_from_config"]
+
+
+@dataclass(frozen=True)
+class Component:
+    """One term of a :class:`Composite`: ``weight * scorer(sample)``, reported under ``name``."""
+
+    name: str
+    scorer: Scorer
+    weight: float = 1.0
+    optional: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or "/" in self.name:
+            raise ConfigError(f"a component needs a non-empty name without '/', got {self.name!r}")
+        object.__setattr__(self, "scorer", as_scorer(self.scorer))
+        weight = self.weight
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
+            raise ConfigError(f"component {self.name!r}: weight must be a finite number, got {weight!r}")
+        object.__setattr__(self, "weight", float(weight))
+
+
+ComponentLike = Component | tuple[Any, ...] | Mapping[str, Any]
+
+
+class Composite(Scorer):
+    """A weighted sum of scorers; see the module docstring for metrics and the failure policy.
+
+    ``components``: :class:`Component` objects or tuples ``(name, scorer, weight[, optional])`` (``scorer``
+    a :class:`Scorer`, ``fn(sample)`` or a registered name). Names must be unique.
+    """
+
+    name = "composite"  # type: ignore[assignment]
+    execution = "inline"  # score() hands process components to score_one, which isolates them
+
+    def __init__(self, components: Iterable[ComponentLike], *, name: str = "composite") -> None:
+        parts = [_component(c) for c in components]
+        if not parts:
+            raise ConfigError("a Composite needs at least one component")
+        names = [c.name for c in parts]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigError(f"component names must be unique; repeated: {', '.join(dupes)}")
+        self.components: tuple[Component, ...] = tuple(parts)
+        self.name = name  # type: ignore[misc]
+        # a composite is as deterministic as its least deterministic part
+        self.deterministic = all(getattr(c.scorer, "deterministic", True) for c in parts)  # type: ignore[misc]
+        self.metric_types = self._metric_types()  # type: ignore[misc]
+        self.metric_keys = tuple(self.metric_types)  # type: ignore[misc]
+
+    def _metric_types(self) -> dict[str, type]:
+        kinds: dict[str, type] = {}
+        for c in self.components:
+            kinds[c.name] = float
+            kinds[f"{c.name}_status"] = str
+        for c in self.components:
+            own = dict(getattr(c.scorer, "metric_types", None) or {})
+            for key in getattr(c.scorer, "metric_keys", ()) or ():
+                own.setdefault(key, float)
+            for key, kind in own.items():
+                kinds.setdefault(f"{c.name}/{key}", kind)
+        return kinds
+
+    def __repr__(self) -> str:
+        terms = " + ".join(f"{c.weight:g}*{c.name}" for c in self.components)
+        return f"<Composite {terms}>"
+
+    # -- combining -----------------------------------------------------------------------------------
+
+    def combine(self, parts: Sequence[Score]) -> Score:
+        """The composite :class:`Score` from one score per component (in component order)."""
+        metrics: dict[str, Any] = {}
+        total, missing, failed = 0.0, [], None
+        for c, s in zip(self.components, parts, strict=True):
+            metrics[c.name] = s.value if s.ok else None
+            metrics[f"{c.name}_status"] = s.status.value
+            for key, value in s.metrics.items():
+                metrics[f"{c.name}/{key}"] = value
+            if s.ok:
+                total += c.weight * float(s.value)  # type: ignore[arg-type]
+            elif c.optional:
+                missing.append(c.name)
+            elif failed is None:
+                failed = (c, s)
+        info: dict[str, Any] = {
+            "components": {c.name: _brief(s) for c, s in zip(self.components, parts, strict=True)}
+        }
+        if missing:
+            info["missing"] = missing
+        if failed is not None:
+            c, s = failed
+            error = f"component {c.name!r} failed with status {s.status.value}: {s.info.get('error')}"
+            return Score(None, s.status, metrics, {**info, "error": error, "failed_component": c.name})
+        return Score(total, Status.OK, metrics, info)
+
+    # -- execution -----------------------------------------------------------------------------------
+
+    def score(self, sample: Sample) -> Score:
+        """Each component in turn through :func:`score_one` (process components isolated, with deadlines)."""
+        return self.combine([score_one(c.scorer, sample, timing=False) for c in self.components])
+
+    async def run_with_runner(
+        self,
+        runner: Any,
+        samples: Sequence[Sample],
+        *,
+        on_done: Callable[[int], None] | None = None,
+    ) -> ScoreBatch:
+        """Score a batch: every component over the whole batch through ``runner``, concurrently."""
+        t0 = time.perf_counter()
+        samples = list(samples)
+        batches = await asyncio.gather(*(_run_keeping(runner, c.scorer, samples) for c in self.components))
+        scores = [self.combine([b[i] for b in batches]) for i in range(len(samples))]
+        if on_done is not None:
+            for i in range(len(samples)):
+                on_done(i)
+        exec_s = [sum(b.exec_s[i] for b in batches if b.exec_s) for i in range(len(samples))]
+        latency = [
+            max((b.queue_s[i] + b.exec_s[i] for b in batches if b.exec_s), default=0.0)
+            for i in range(len(samples))
+        ]
+        queue_s = [max(0.0, lat - ex) for lat, ex in zip(latency, exec_s, strict=True)]
+        stats = batch_stats(
+            [s.status for s in scores],
+            latencies=latency,
+            exec_times=exec_s,
+            wall_s=time.perf_counter() - t0,
+            unique=len(samples),
+            retries=sum(int(b.stats.get("retries", 0) or 0) for b in batches),
+        )
+        stats["components"] = {c.name: dict(b.stats) for c, b in zip(self.components, batches, strict=True)}
+        done = [_Row(s, q, e) for s, q, e in zip(scores, queue_s, exec_s, strict=True)]
+        return finish_batch(done, samples, stats, runner.config.on_error)
+
+    async def submit_with_runner(self, runner: Any, sample: Sample) -> Score:
+        """Score one sample (streaming): each component submitted to ``runner``, concurrently.
+
+        With ``on_error="raise"`` the runner raises for any failed component, optional ones included (one
+        sample at a time there is no batch to keep, so the composite cannot decide per component first).
+        """
+        parts = await asyncio.gather(*(runner.submit(c.scorer, sample) for c in self.components))
+        return self.combine(parts)
+
+
+@dataclass
+class _Row:
+    score: Score
+    queue_s: float
+    exec_s: float
+
+
+def _brief(score: Score) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": score.status.value}
+    if not score.ok and score.info.get("error"):
+        out["error"] = score.info["error"]
+    return out
+
+
+async def _run_keeping(runner: Any, scorer: Scorer, samples: list[Sample]) -> ScoreBatch:
+    """``runner.run``, keeping the batch when ``on_error="raise"`` raises: the composite decides per component
+    (an optional component's failure must not raise) and applies the policy to the combined scores."""
+    try:
+        return await runner.run(scorer, samples)
+    except ScoringError as exc:
+        batch = getattr(exc, "batch", None)
+        if batch is None:
+            raise
+        return batch
+
+
+def _component(spec: ComponentLike) -> Component:
+    if isinstance(spec, Component):
+        return spec
+    if isinstance(spec, Mapping):
+        return component_from_dict(spec)
+    if isinstance(spec, tuple | list) and 2 <= len(spec) <= 4:
+        name, scorer, *rest = spec
+        if isinstance(scorer, str):
+            from ..scorers._registry import get_scorer
+
+            scorer = get_scorer(scorer)
+        return Component(name, scorer, *rest)
+    raise ConfigError(
+        f"a component is a Component, a mapping or a tuple (name, scorer, weight[, optional]); got {spec!r:.80}"
+    )
+
+
+def component_from_dict(spec: Mapping[str, Any], where: str = "component") -> Component:
+    """A component from config: ``{scorer: NAME, options: {...}}`` (a registered scorer) or
+    ``{path: FILE.py, function: NAME, reward_kwargs: {...}}`` (a custom reward function), plus ``weight``
+    (default 1.0), ``optional`` (default False) and ``name`` (default: the scorer or function name)."""
+    unknown = sorted(set(map(str, spec)) - set(_COMPONENT_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_COMPONENT_KEYS)}"
+        )
+    if ("scorer" in spec) == ("path" in spec):
+        raise ConfigError(f"{where}: give exactly one of 'scorer' (a registered name) or 'path' (a .py file)")
+    if "scorer" in spec:
+        from ..scorers._registry import get_scorer
+
+        scorer: Scorer = get_scorer(str(spec["scorer"]), **dict(spec.get("options") or {}))
+        default_name = str(spec["scorer"])
+    else:
+        from ..scorers._custom import CustomFunctionScorer, load_custom_function
+
+        fn_name = str(spec.get("function") or "compute_score")
+        fn = load_custom_function(str(spec["path"]), fn_name, dict(spec.get("reward_kwargs") or {}))
+        scorer = CustomFunctionScorer(fn, name=fn_name)
+        default_name = fn_name
+    optional = spec.get("optional", False)
+    if not isinstance(optional, bool):
+        raise ConfigError(f"{where}.optional must be true or false, got {optional!r}")
+    return Component(str(spec.get("name") or default_name), scorer, spec.get("weight", 1.0), optional)
+
+
+def composite_from_config(
+    components: Sequence[Mapping[str, Any]], where: str = "reward.components"
+) -> Composite:
+    """The :class:`Composite` of verl's ``reward.components`` list (see :func:`component_from_dict`)."""
+    return Composite([component_from_dict(c, f"{where}[{i}]") for i, c in enumerate(components)])
