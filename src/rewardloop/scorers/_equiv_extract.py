@@ -242,6 +242,8 @@ def is_placeholder(content: str) -> bool:
     """Whether a box's content is a placeholder: blank once ``\\phantom{}``, ``\\square``, dots, spacing and
     underscores are removed (``\\boxed{\\phantom{2}}``, ``\\boxed{\\;}``, ``\\boxed{?}``), or the word for an
     answer (``\\boxed{Your answer}``, ``\\boxed{\\text{answer}}``, ``\\boxed{<answer>}``, ``\\boxed{[answer]}``)."""
+    if "phantom" not in content and re.search(r"\d", content):
+        return False  # a digit outside \\phantom survives every removal below; no placeholder word has one
     s = _PHANTOM.sub("", content)
     s = _TEXT_WRAP.sub(r"\1", s)
     if not _BLANKS.sub("", s).strip():
@@ -337,7 +339,7 @@ def select_final(
             kept.append((answer, span))
     if not kept:
         return Selection((), "", tuple(ignored))
-    if rule == "last":
+    if rule == "last" or len(kept) == 1:
         return Selection((kept[-1][0],), "", tuple(ignored))
     distinct = _distinct([a for a, _ in kept], key)
     if rule == "wrong":
