@@ -43,6 +43,8 @@ _BUILTIN_SCORERS = {
     "code": "rewardloop.scorers.code:CodeScorer",
     "reward_model": "rewardloop.scorers.reward_model:RewardModelScorer",
     "judge": "rewardloop.scorers.judge:JudgeScorer",
+    "group_relative": "rewardloop.scorers._group:GroupRelative",
+    "pairwise_judge": "rewardloop.scorers._group:PairwiseJudge",
 }
 for _name, _target in _BUILTIN_SCORERS.items():
     SCORERS.register(_name, _target)
