@@ -99,3 +99,30 @@ def test_group_scorer_in_compute_rm_score_and_streaming(tokenizer):
     assert out.batch["rm_scores"].sum(1).tolist() == [1.0, -1.0, 0.0, 0.0]
     assert [s["reward_score"] for s in streamed] == [1.0, -1.0, 0.0, 0.0]
     assert list(out.non_tensor_batch["rel/base_reward"]) == [1.0, -1.0, -1.0, -1.0]
+
+
+def test_streamed_groups_wait_for_rollout_n_and_a_missing_member_times_out(tokenizer):
+    rows = [
+        {"response": r, "data_source": "math_dapo", "ground_truth": "7", "uid": u}
+        for r, u in [("Answer: 7", "p"), ("Answer: 8", "p"), ("Answer: 7", "lonely")]
+    ]
+    options = {"base": "math_dapo", "mode": "center", "gather_timeout_s": 0.5}
+    config = {
+        "reward": {
+            "reward_manager": {"name": "naive"},
+            "components": [{"scorer": "group_relative", "name": "rel", "options": options}],
+        },
+        "actor_rollout_ref": {"rollout": {"n": 2}},  # two responses per prompt
+    }
+    batch = make_batch(tokenizer, rows)
+    with RewardLoopManager(config, tokenizer=tokenizer) as loop:
+        handle = loop.reward_loop_worker_handles[0]
+
+        async def stream():  # "lonely"'s second member never comes: a deterministic trigger
+            return await asyncio.gather(*(handle.compute_score.remote(batch[i : i + 1]) for i in range(3)))
+
+        streamed = asyncio.run(stream())
+    assert [s["reward_score"] for s in streamed[:2]] == [1.0, -1.0]
+    lonely = streamed[2]["reward_extra_info"]
+    assert lonely["reward_status"] == "timeout" and "1 of 2 members" in lonely["error"]
+    assert set(lonely) == set(streamed[0]["reward_extra_info"])  # the same fixed schema

@@ -266,3 +266,21 @@ def composite_from_config(
 ) -> Composite:
     """The :class:`Composite` of verl's ``reward.components`` list (see :func:`component_from_dict`)."""
     return Composite([component_from_dict(c, f"{where}[{i}]") for i, c in enumerate(components)])
+
+
+def with_group_size(components: Sequence[Mapping[str, Any]], size: int | None) -> tuple[dict[str, Any], ...]:
+    """``components`` with ``options.group_size = size`` for each group scorer that sets none itself (how the
+    verl facade passes the trainer's ``actor_rollout_ref.rollout.n`` to streamed group scorers)."""
+    from ..scorers._group import GroupScorer
+    from ..scorers._registry import SCORERS
+
+    out = []
+    for spec in components:
+        spec = dict(spec)
+        target = SCORERS.get(str(spec["scorer"])) if "scorer" in spec else None
+        options = dict(spec.get("options") or {})
+        grouped = isinstance(target, type) and issubclass(target, GroupScorer)
+        if size is not None and grouped and options.get("group_size") is None:
+            spec["options"] = {**options, "group_size": size}
+        out.append(spec)
+    return tuple(out)

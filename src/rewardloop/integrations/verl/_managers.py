@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
+from ...managers._composite import with_group_size
 from ...managers._manager import RewardManager, custom_function_scorer
 from ...managers._shaping import OverlongPenalty
 from ...managers._tensors import response_lengths
@@ -535,6 +536,8 @@ class _Loop(RewardManagerBase):
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
         cfg = load_reward_config(config)
+        if cfg.components:  # streamed group scorers wait for rollout.n members unless told otherwise
+            cfg = dataclasses.replace(cfg, components=with_group_size(cfg.components, _rollout_n(config)))
         self.reward_config: RewardConfig = cfg
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
@@ -635,6 +638,13 @@ class LoopGDPORewardManager(_Loop):
         trainer = _cfg_section(config, "trainer")
         name = _cfg_section(trainer, "experiment_name") if trainer is not None else None
         return {} if name is None else {"experiment_name": name}
+
+
+def _rollout_n(config: Any) -> int | None:
+    """The trainer config's ``actor_rollout_ref.rollout.n`` (responses per prompt), None when absent."""
+    rollout = _cfg_section(_cfg_section(config, "actor_rollout_ref"), "rollout")
+    n = _cfg_section(rollout, "n") if rollout is not None else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
 
 
 def _cfg_section(cfg: Any, key: str) -> Any:
