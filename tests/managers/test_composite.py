@@ -147,3 +147,14 @@ def test_config_rejects_components_with_a_custom_function_and_duplicate_names():
         RewardManager.from_config({"components": [{"scorer": "gsm8k"}, {"scorer": "gsm8k"}]})
     with pytest.raises(ConfigError, match="finite"):
         Composite([("a", "gsm8k", float("nan"))])
+
+
+def test_group_scorers_refuse_a_runner_that_does_not_gather_groups():
+    from rewardloop.scorers._group import GroupRelative
+
+    class NotARunner:  # any runner other than the local Runner (the Ray backend's RayRunner)
+        config = None
+
+    for scorer in (GroupRelative("math_dapo"), Composite([("rel", GroupRelative("math_dapo"), 1.0)])):
+        with pytest.raises(ConfigError, match="needs the local Runner"):
+            RewardManager(scorer, runner=NotARunner())

@@ -92,6 +92,10 @@ class RewardManager(Closable):
         # a runner passed in is lent (not closed here) unless ``owns_runner`` says it was made for us
         self._owns_runner = runner is None if owns_runner is None else owns_runner
         self.runner = runner if runner is not None else Runner(runner_config)
+        if self.scorer is not None:
+            from ._composite import check_group_runner
+
+            check_group_runner(self.scorer, self.runner)
         self.last_batch: ScoreBatch | None = None
         self._last_samples: Sequence[Sample] | None = None
         self._closed = False
