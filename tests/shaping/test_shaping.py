@@ -37,7 +37,7 @@ FORMAT = [
 @pytest.mark.parametrize("text,expected", FORMAT)
 def test_format_reward(text: str, expected: float) -> None:
     score = FormatReward().score(Sample(text))
-    assert (score.value, score.metrics) == (expected, {"format": expected})
+    assert (score.value, score.metrics) == (expected, {})
 
 
 def test_format_difference_trailing_text_after_the_answer() -> None:

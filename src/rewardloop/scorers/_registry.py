@@ -45,6 +45,13 @@ _BUILTIN_SCORERS = {
     "judge": "rewardloop.scorers.judge:JudgeScorer",
     "group_relative": "rewardloop.scorers._group:GroupRelative",
     "pairwise_judge": "rewardloop.scorers._group:PairwiseJudge",
+    # the shaping library (open-r1's format and length terms), usable as reward.components
+    "format": "rewardloop.shaping._format:FormatReward",
+    "code_format": "rewardloop.shaping._format:CodeFormatReward",
+    "tag_count": "rewardloop.shaping._format:TagCountReward",
+    "reasoning_steps": "rewardloop.shaping._format:ReasoningStepsReward",
+    "repetition_penalty": "rewardloop.shaping._repetition:RepetitionPenalty",
+    "group_length": "rewardloop.shaping._length:GroupLengthReward",
 }
 for _name, _target in _BUILTIN_SCORERS.items():
     SCORERS.register(_name, _target)

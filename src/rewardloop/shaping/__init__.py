@@ -9,6 +9,9 @@ Shapers (``apply(scores, lengths) -> scores``; they modify the reward another sc
 :class:`GroupLengthShaper` (adds Kimi 1.5's group-relative length term) and
 :class:`~rewardloop.managers.OverlongPenalty` (DAPO's soft overlong punishment, re-exported here).
 
+Group scorer (all responses of one prompt, gathered by ``uid`` by the Runner): :class:`GroupLengthReward`
+(Kimi 1.5's group-relative length term, for use as a weighted composite component).
+
 Differences from open-r1 are listed in ``docs/shaping.md``, each pinned by a test in ``tests/shaping/``.
 """
 
@@ -16,13 +19,20 @@ from __future__ import annotations
 
 from ..managers._shaping import OverlongPenalty, Shaper
 from ._format import CodeFormatReward, FormatReward, ReasoningStepsReward, TagCountReward, think_answer_layout
-from ._length import CosineLengthShaper, GroupLengthShaper, cosine_length_reward, group_length_rewards
+from ._length import (
+    CosineLengthShaper,
+    GroupLengthReward,
+    GroupLengthShaper,
+    cosine_length_reward,
+    group_length_rewards,
+)
 from ._repetition import RepetitionPenalty, ngram_repetition, words
 
 __all__ = [
     "CodeFormatReward",
     "CosineLengthShaper",
     "FormatReward",
+    "GroupLengthReward",
     "GroupLengthShaper",
     "OverlongPenalty",
     "ReasoningStepsReward",

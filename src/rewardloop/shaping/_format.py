@@ -1,8 +1,8 @@
 """Format scorers with open-r1's semantics: think/answer tags, tag counts, reasoning steps, code format.
 
 Each is a :class:`~rewardloop.Scorer` (a pure function of ``sample.response``; the ground truth is not read)
-that returns a :class:`~rewardloop.Score` with the reward in ``value`` and the same value as a metric under
-the scorer's name, so a composite keeps each term as its own column.
+that returns a :class:`~rewardloop.Score` with the reward in ``value`` and no metrics: as a
+:class:`~rewardloop.managers.Composite` component its value becomes the component's own column.
 
 Every check is linear in the response length: the tag layouts are located with ``str.find`` instead of
 open-r1's lazy ``.*?`` regexes, which backtrack quadratically on adversarial input. Differences from
@@ -69,7 +69,7 @@ def think_answer_layout(text: str, end: End = "strict") -> tuple[int, int] | Non
 
 
 class _TextScorer(Scorer):
-    """A scorer of the response text alone: ``value`` is also reported as the metric ``name``."""
+    """A scorer of the response text alone."""
 
     execution: ClassVar = "inline"
 
@@ -77,8 +77,7 @@ class _TextScorer(Scorer):
         raise NotImplementedError
 
     def score(self, sample: Sample) -> Score:
-        value = self.reward(sample.response)
-        return Score(value, metrics={self.name: value})
+        return Score(self.reward(sample.response))
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +90,6 @@ class FormatReward(_TextScorer):
 
     end: End = "strict"
     name: ClassVar[str] = "format"
-    metric_keys: ClassVar[tuple[str, ...]] = ("format",)
 
     def reward(self, text: str) -> float:
         return 1.0 if think_answer_layout(text, self.end) is not None else 0.0
@@ -104,7 +102,6 @@ class CodeFormatReward(_TextScorer):
     language: str = "python"
     end: End = "strict"
     name: ClassVar[str] = "code_format"
-    metric_keys: ClassVar[tuple[str, ...]] = ("code_format",)
 
     def reward(self, text: str) -> float:
         layout = think_answer_layout(text, self.end)
@@ -122,7 +119,6 @@ class TagCountReward(_TextScorer):
     """0.25 for each of ``<think>\\n``, ``\\n</think>\\n``, ``\\n<answer>\\n``, ``\\n</answer>`` present exactly once."""
 
     name: ClassVar[str] = "tag_count"
-    metric_keys: ClassVar[tuple[str, ...]] = ("tag_count",)
     TAGS: ClassVar[tuple[str, ...]] = ("<think>\n", "\n</think>\n", "\n<answer>\n", "\n</answer>")
 
     def reward(self, text: str) -> float:
@@ -140,7 +136,6 @@ class ReasoningStepsReward(_TextScorer):
 
     target: int = 3
     name: ClassVar[str] = "reasoning_steps"
-    metric_keys: ClassVar[tuple[str, ...]] = ("reasoning_steps",)
 
     def __post_init__(self) -> None:
         if self.target < 1:

@@ -1,4 +1,4 @@
-"""Length shapers that depend on correctness: open-r1's cosine schedule and Kimi 1.5's group-relative term.
+"""Length terms that depend on correctness: open-r1's cosine schedule and Kimi 1.5's group-relative term.
 
 Both are :class:`~rewardloop.managers.Shaper` objects: they read the reward another scorer gave (a sample is
 *correct* when its value is ``>= correct_at``) and the response length, and they change ``ok`` scores only
@@ -13,12 +13,20 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
-from ..types import Score
+from ..scorers._base import Scorer, as_scorer
+from ..scorers._group import GroupScorer
+from ..types import Sample, Score
 
-__all__ = ["CosineLengthShaper", "GroupLengthShaper", "cosine_length_reward", "group_length_rewards"]
+__all__ = [
+    "CosineLengthShaper",
+    "GroupLengthReward",
+    "GroupLengthShaper",
+    "cosine_length_reward",
+    "group_length_rewards",
+]
 
 
 def cosine_length_reward(
@@ -183,3 +191,61 @@ class GroupLengthShaper:
             return _unknown_length(shaped, "length_term") if score.ok and length is None else shaped
         base = 0.0 if self.combine == "replace" else score.value
         return Score(base + self.weight * term, score.status, metrics, score.info)  # type: ignore[operator]
+
+
+class GroupLengthReward(GroupScorer):
+    """Kimi 1.5's group-relative length term as a group scorer: the members of one prompt (same ``uid``),
+    gathered by the Runner, each get :func:`group_length_rewards` of their lengths and correctness.
+
+    ``base`` judges correctness (the Runner scores it first; a member is correct when its base value is
+    ``>= correct_at``). Lengths are counted in characters (open-r1) or whitespace ``words``. A member whose
+    base score failed keeps that failure and is left out of the group's min and max. Use it as a weighted
+    :class:`~rewardloop.managers.Composite` component next to the correctness term.
+    """
+
+    name: ClassVar[str] = "group_length"  # type: ignore[misc]
+    execution = "inline"
+
+    def __init__(
+        self,
+        base: Scorer | str | Any,
+        *,
+        correct_at: float = 1.0,
+        unit: Literal["chars", "words"] = "chars",
+        group_size: int | None = None,
+        gather_timeout_s: float = 300.0,
+    ) -> None:
+        if unit not in ("chars", "words"):
+            raise ConfigError(f"unit must be 'chars' or 'words', got {unit!r}")
+        if group_size is not None and (not isinstance(group_size, int) or group_size < 1):
+            raise ConfigError(f"group_size must be a positive integer or None, got {group_size!r}")
+        if isinstance(base, str):
+            from ..scorers._registry import get_scorer
+
+            base = get_scorer(base)
+        self.base = as_scorer(base)
+        self.correct_at = float(correct_at)
+        self.unit = unit
+        self.group_size = group_size
+        self.gather_timeout_s = float(gather_timeout_s)
+        self.metric_types = {"length_term": float, "base_reward": float}  # type: ignore[misc]
+        self.metric_keys = tuple(self.metric_types)  # type: ignore[misc]
+
+    def _length(self, sample: Sample) -> int:
+        return len(sample.response) if self.unit == "chars" else len(sample.response.split())
+
+    def score_group(self, samples: Sequence[Sample], base: Sequence[Score] | None = None) -> list[Score]:
+        if base is None or len(base) != len(samples):
+            raise ConfigError("GroupLengthReward.score_group needs one base score per member")
+        ok = [i for i, s in enumerate(base) if s.ok and s.value is not None]
+        terms = group_length_rewards(
+            [self._length(samples[i]) for i in ok],
+            [base[i].value >= self.correct_at for i in ok],  # type: ignore[operator]
+        )
+        by_index = dict(zip(ok, terms, strict=True))
+        return [
+            Score(by_index[i], metrics={"length_term": by_index[i], "base_reward": s.value}, info=s.info)
+            if i in by_index
+            else s
+            for i, s in enumerate(base)
+        ]

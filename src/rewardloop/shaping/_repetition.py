@@ -47,7 +47,7 @@ def ngram_repetition(tokens: Sequence[str], n: int) -> float:
 class RepetitionPenalty(Scorer):
     """open-r1's n-gram repetition penalty: ``ngram_repetition(words) * max_penalty`` (0 for no repetition).
 
-    Reported as ``value`` and as the metrics ``repetition_penalty`` and ``repetition_ratio``.
+    The penalty is ``value``; the metric ``repetition_ratio`` is the ratio it came from.
     """
 
     ngram_size: int = 3
@@ -55,7 +55,7 @@ class RepetitionPenalty(Scorer):
     language: Language = "en"
     name: ClassVar[str] = "repetition_penalty"
     execution: ClassVar = "inline"
-    metric_keys: ClassVar[tuple[str, ...]] = ("repetition_penalty", "repetition_ratio")
+    metric_keys: ClassVar[tuple[str, ...]] = ("repetition_ratio",)
 
     def __post_init__(self) -> None:
         if self.max_penalty > 0:
@@ -68,4 +68,4 @@ class RepetitionPenalty(Scorer):
     def score(self, sample: Sample) -> Score:
         ratio = ngram_repetition(words(sample.response, self.language), self.ngram_size)
         value = ratio * self.max_penalty + 0.0  # + 0.0: no -0.0 for a response without repetition
-        return Score(value, metrics={"repetition_penalty": value, "repetition_ratio": ratio})
+        return Score(value, metrics={"repetition_ratio": ratio})
