@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from ._batch import RolloutBatch, RolloutItem
+from ._composite import Component, Composite
 from ._manager import (
     RewardManager,
     Router,
@@ -20,6 +21,8 @@ from ._shaping import OverlongPenalty, Shaper
 from ._tensors import last_token_index, place_at_last_token, response_lengths
 
 __all__ = [
+    "Component",
+    "Composite",
     "OverlongPenalty",
     "RewardManager",
     "RolloutBatch",
