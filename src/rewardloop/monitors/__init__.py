@@ -21,6 +21,7 @@ from ._monitors import (
     TagSpamMonitor,
     boxed_answers,
     default_monitors,
+    final_answer,
     final_answers,
     prompt_text,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "boxed_answers",
     "code_blocks",
     "default_monitors",
+    "final_answer",
     "final_answers",
     "find_code_tricks",
     "prompt_text",

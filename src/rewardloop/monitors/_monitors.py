@@ -29,6 +29,7 @@ __all__ = [
     "TagSpamMonitor",
     "boxed_answers",
     "default_monitors",
+    "final_answer",
     "final_answers",
     "prompt_text",
 ]
@@ -59,6 +60,15 @@ def final_answers(text: str) -> list[str]:
     for pattern in (_ANSWER_TAG, _GSM8K, _ANSWER_IS):
         spans += [m.group(1) for m in pattern.finditer(text)][:_MAX_ANSWERS]
     return spans
+
+
+def final_answer(text: str) -> str | None:
+    """The answer a grader would read: the last box, else the last ``<answer>`` / ``####`` / "answer is" span."""
+    boxes = boxed_answers(text)
+    if boxes:
+        return boxes[-1]
+    rest = final_answers(text)
+    return rest[-1] if rest else None
 
 
 def _norm(answer: str) -> str:
@@ -128,10 +138,10 @@ class CopiedAnswerMonitor(Monitor):
             and _contains_token(prompt, truth.strip())
         ):
             return self.flag("the ground truth appears in the prompt")
-        for span in final_answers(sample.response)[-1:]:  # the answer a grader would read
-            answer = span.strip().rstrip(".")
-            if len(_norm(answer)) >= self.min_chars and _contains_token(prompt, answer):
-                return self.flag(f"final answer {answer[:60]!r} is copied from the prompt")
+        span = final_answer(sample.response)
+        answer = "" if span is None else span.strip().rstrip(".")
+        if len(_norm(answer)) >= self.min_chars and _contains_token(prompt, answer):
+            return self.flag(f"final answer {answer[:60]!r} is copied from the prompt")
         return None
 
 
