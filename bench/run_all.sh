@@ -31,6 +31,9 @@ fi
 "$PY" bench/code_sandbox.py
 "$PY" bench/managers_vs_verl.py
 "$PY" bench/verifier.py
+"$PY" bench/real_outputs.py
+"$PY" bench/grader_tests.py
+"$PY" bench/prime_math_cost.py
 "$PY" bench/trl_reward.py
 "$PY" bench/server_load.py
 "$PY" bench/reward_models.py
