@@ -64,7 +64,7 @@ def group_indices(samples: Sequence[Sample]) -> list[list[int]]:
 
 
 class _GroupCall(Scorer):
-    """One group as the payload of one execution: ``score(members)`` -> one Score per member.
+    """Groups as the payload of executions: ``score((members, base))`` -> one Score per member.
 
     It is what the runner's execution step runs (and, for process work, what travels to the worker), so the
     group scorer keeps its execution mode and the deadline covers the whole group.
@@ -72,18 +72,19 @@ class _GroupCall(Scorer):
 
     deterministic = False
 
-    def __init__(self, group: GroupScorer, base: Sequence[Score] | None) -> None:
+    def __init__(self, group: GroupScorer) -> None:
         self.group = group
-        self.base = None if base is None else list(base)
         self.name = group.name  # type: ignore[misc]
         self.__name__ = "score_group"
         self.is_async = _has_async(group)
 
-    def score(self, samples: Any) -> Any:  # type: ignore[override]
-        return self.group.score_group(samples, self.base)
+    def score(self, payload: Any) -> Any:  # type: ignore[override]
+        samples, base = payload
+        return self.group.score_group(samples, base)
 
-    async def ascore(self, samples: Any) -> Any:
-        return await self.group.ascore_group(samples, self.base)  # type: ignore[attr-defined]
+    async def ascore(self, payload: Any) -> Any:
+        samples, base = payload
+        return await self.group.ascore_group(samples, base)  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"<group of {self.group!r}>"
@@ -113,7 +114,11 @@ async def run_groups(
         base = list(await _run_keeping(runner, scorer.base, samples))
     ctx = _Context(t0=t0, budget=_Budget(runner.config.retry_budget))
     done: list[Any] = [None] * len(samples)
-    plan = runner._plan(scorer)
+    group_plan = runner._plan(scorer)
+    call = _GroupCall(scorer)
+    plan = dataclasses.replace(group_plan, scorer=call, batch=False, quick=False, fingerprint=None)
+    if plan.mode == "async" and not call.is_async:
+        plan = dataclasses.replace(plan, mode="inline")
 
     async def one(idxs: list[int]) -> None:
         members = [samples[i] for i in idxs]
@@ -129,7 +134,11 @@ async def run_groups(
                 on_done(i)
 
     groups = group_indices(samples)
-    await asyncio.gather(*(one(g) for g in groups))
+    if plan.mode == "inline":  # holds the loop anyway: in turn, without a task per group
+        for g in groups:
+            await one(g)
+    else:
+        await asyncio.gather(*(one(g) for g in groups))
     stats = batch_stats(
         [d.score.status for d in done],
         latencies=ctx.executed_latency,
@@ -143,16 +152,15 @@ async def run_groups(
 
 
 async def _score_group(
-    runner: Runner, group_plan: Any, members: list[Sample], base: list[Score] | None, ctx: Any
+    runner: Runner, plan: Any, members: list[Sample], base: list[Score] | None, ctx: Any
 ) -> tuple[list[Score], float]:
     """One group: attempts (with infrastructure retries) of one call; (one score per member, seconds)."""
-    call = _GroupCall(group_plan.scorer, base)
-    plan = dataclasses.replace(group_plan, scorer=call, batch=False, quick=False, fingerprint=None)
-    if plan.mode == "async" and not call.is_async:
-        plan = dataclasses.replace(plan, mode="inline")
     exec_s, retries = 0.0, 0
     while True:
-        scores, spent, error = await _attempt(runner, plan, members)
+        if plan.mode == "inline" and runner._limiter_idle():  # the runner's inline fast path, for a group
+            scores, spent, error = _attempt_inline(plan, members, base)
+        else:
+            scores, spent, error = await _attempt(runner, plan, members, base)
         exec_s += spent
         infra = next((s for s in scores if s.status is Status.INFRA_ERROR), scores[0])
         delay, exhausted = runner._retry_delay(infra, error, retries, ctx)
@@ -168,8 +176,25 @@ async def _score_group(
     return scores, exec_s
 
 
+def _attempt_inline(
+    plan: Any, members: list[Sample], base: list[Score] | None
+) -> tuple[list[Score], float, BaseException | None]:
+    from ._runner import _batch_scores
+
+    group = plan.scorer.group
+    start = time.perf_counter()
+    try:
+        return (
+            _batch_scores(group, plan.scorer.score((members, base)), len(members)),
+            time.perf_counter() - start,
+            None,
+        )
+    except Exception as exc:
+        return [failure_score(exc) for _ in members], time.perf_counter() - start, exc
+
+
 async def _attempt(
-    runner: Runner, plan: Any, members: list[Sample]
+    runner: Runner, plan: Any, members: list[Sample], base: list[Score] | None
 ) -> tuple[list[Score], float, BaseException | None]:
     from ._runner import _batch_scores, _estimate_tokens
 
@@ -179,7 +204,7 @@ async def _attempt(
         await runner._limiter.acquire(estimate)
         start = time.perf_counter()
         try:
-            result, spent = await runner._execute(plan, members, False)
+            result, spent = await runner._execute(plan, (members, base), False)
             return _batch_scores(group, result, len(members)), spent, None
         except Exception as exc:
             return [failure_score(exc) for _ in members], time.perf_counter() - start, exc

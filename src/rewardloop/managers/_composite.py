@@ -40,7 +40,7 @@ from typing import Any
 
 from ..config import _COMPONENT_KEYS
 from ..errors import ConfigError, ScoringError
-from ..execution._runner import batch_stats, finish_batch
+from ..execution._runner import _failure_error, batch_stats
 from ..execution._single import score_one
 from ..scorers._base import Scorer, as_scorer
 from ..types import Sample, Score, ScoreBatch, Status
@@ -129,9 +129,10 @@ class Composite(Scorer):
                 missing.append(c.name)
             elif failed is None:
                 failed = (c, s)
-        info: dict[str, Any] = {
-            "components": {c.name: _brief(s) for c, s in zip(self.components, parts, strict=True)}
-        }
+        info: dict[str, Any] = {}
+        broken = {c.name: _brief(s) for c, s in zip(self.components, parts, strict=True) if not s.ok}
+        if broken:
+            info["components"] = broken
         if missing:
             info["missing"] = missing
         if failed is not None:
@@ -157,27 +158,78 @@ class Composite(Scorer):
         t0 = time.perf_counter()
         samples = list(samples)
         batches = await asyncio.gather(*(_run_keeping(runner, c.scorer, samples) for c in self.components))
-        scores = [self.combine([b[i] for b in batches]) for i in range(len(samples))]
+        n = len(samples)
+        values, statuses, infos = self._rows(batches, n)
         if on_done is not None:
-            for i in range(len(samples)):
+            for i in range(n):
                 on_done(i)
-        exec_s = [sum(b.exec_s[i] for b in batches if b.exec_s) for i in range(len(samples))]
-        latency = [
-            max((b.queue_s[i] + b.exec_s[i] for b in batches if b.exec_s), default=0.0)
-            for i in range(len(samples))
-        ]
-        queue_s = [max(0.0, lat - ex) for lat, ex in zip(latency, exec_s, strict=True)]
+        timed = [b for b in batches if b.exec_s]
+        exec_s = [sum(b.exec_s[i] for b in timed) for i in range(n)]
+        latency = [max((b.queue_s[i] + b.exec_s[i] for b in timed), default=0.0) for i in range(n)]
         stats = batch_stats(
-            [s.status for s in scores],
+            statuses,
             latencies=latency,
             exec_times=exec_s,
             wall_s=time.perf_counter() - t0,
-            unique=len(samples),
+            unique=n,
             retries=sum(int(b.stats.get("retries", 0) or 0) for b in batches),
         )
         stats["components"] = {c.name: dict(b.stats) for c, b in zip(self.components, batches, strict=True)}
-        done = [_Row(s, q, e) for s, q, e in zip(scores, queue_s, exec_s, strict=True)]
-        return finish_batch(done, samples, stats, runner.config.on_error)
+        on_error = runner.config.on_error
+        result = ScoreBatch(
+            values=tuple(values),
+            statuses=tuple(statuses),
+            metrics=self._columns(batches),
+            infos=tuple(infos),
+            queue_s=tuple(round(max(0.0, lat - ex), 6) for lat, ex in zip(latency, exec_s, strict=True)),
+            exec_s=tuple(round(ex, 6) for ex in exec_s),
+            stats=stats,
+            on_error=None if on_error == "raise" else on_error,
+        )
+        if on_error == "raise" and result.num_failed:
+            first = next(i for i, st in enumerate(statuses) if st is not Status.OK)
+            err = _failure_error(result[first], samples[first], first, result.num_failed, n)
+            err.batch = result  # type: ignore[attr-defined]
+            raise err
+        return result
+
+    def _rows(
+        self, batches: Sequence[ScoreBatch], n: int
+    ) -> tuple[list[float | None], list[Status], list[dict]]:
+        """Totals, statuses and infos per sample, columnar: rows where every component is ok are summed
+        directly; only rows with a failure go through :meth:`combine`."""
+        weights = [c.weight for c in self.components]
+        values: list[float | None] = []
+        statuses: list[Status] = []
+        infos: list[dict] = []
+        ok = Status.OK
+        for i in range(n):
+            if all(b.statuses[i] is ok for b in batches):
+                total = 0.0
+                for w, b in zip(weights, batches, strict=True):
+                    total += w * b.values[i]  # type: ignore[operator]
+                values.append(total)
+                statuses.append(ok)
+                infos.append({})
+                continue
+            score = self.combine([b[i] for b in batches])
+            values.append(score.value)
+            statuses.append(score.status)
+            infos.append(dict(score.info))
+        return values, statuses, infos
+
+    def _columns(self, batches: Sequence[ScoreBatch]) -> dict[str, tuple[Any, ...]]:
+        """The metric columns: ``<name>`` (None where the component failed), ``<name>_status``, ``<name>/<key>``."""
+        ok = Status.OK
+        columns: dict[str, tuple[Any, ...]] = {}
+        for c, b in zip(self.components, batches, strict=True):
+            columns[c.name] = tuple(
+                v if st is ok else None for v, st in zip(b.values, b.statuses, strict=True)
+            )
+            columns[f"{c.name}_status"] = tuple(st.value for st in b.statuses)
+            for key, column in b.metrics.items():
+                columns[f"{c.name}/{key}"] = column
+        return columns
 
     async def submit_with_runner(self, runner: Any, sample: Sample) -> Score:
         """Score one sample (streaming): each component submitted to ``runner``, concurrently.
@@ -185,15 +237,31 @@ class Composite(Scorer):
         With ``on_error="raise"`` the runner raises for any failed component, optional ones included (one
         sample at a time there is no batch to keep, so the composite cannot decide per component first).
         """
-        parts = await asyncio.gather(*(runner.submit(c.scorer, sample) for c in self.components))
-        return self.combine(parts)
+        # components that leave the event loop start first and overlap; inline ones then run in turn (a task
+        # per inline component costs more than the component itself)
+        outside = {
+            j: asyncio.ensure_future(runner.submit(c.scorer, sample))
+            for j, c in enumerate(self.components)
+            if not _runs_inline(c.scorer)
+        }
+        parts: list[Score | None] = [None] * len(self.components)
+        try:
+            for j, c in enumerate(self.components):
+                if j not in outside:
+                    parts[j] = await runner.submit(c.scorer, sample)
+            for j, task in outside.items():
+                parts[j] = await task
+        except BaseException:
+            for task in outside.values():
+                task.cancel()
+            raise
+        return self.combine(parts)  # type: ignore[arg-type]
 
 
-@dataclass
-class _Row:
-    score: Score
-    queue_s: float
-    exec_s: float
+def _runs_inline(scorer: Scorer) -> bool:
+    if getattr(scorer, "is_async", None) or asyncio.iscoroutinefunction(getattr(scorer, "ascore", None)):
+        return False
+    return getattr(scorer, "execution", "inline") == "inline" and not hasattr(scorer, "submit_with_runner")
 
 
 def _brief(score: Score) -> dict[str, Any]:
