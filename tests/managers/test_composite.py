@@ -158,3 +158,18 @@ def test_group_scorers_refuse_a_runner_that_does_not_gather_groups():
     for scorer in (GroupRelative("math_dapo"), Composite([("rel", GroupRelative("math_dapo"), 1.0)])):
         with pytest.raises(ConfigError, match="needs the local Runner"):
             RewardManager(scorer, runner=NotARunner())
+
+
+def test_trl_reward_function_of_a_composite_and_one_per_component():
+    from rewardloop.integrations.trl import reward_func
+
+    comp = Composite([("acc", "math_dapo", 1.0), ("fmt", FORMAT, 0.2), ("bonus", RaiseOnMarker(), 1.0)])
+    completions = ["Answer: 7", "BOOM\nAnswer: 7"]
+    columns = {"prompts": ["q", "q"], "completions": completions, "ground_truth": ["7", "7"]}
+    with Runner() as runner:
+        total = reward_func(comp, runner=runner, name="total")(**columns)
+        per_component = [
+            reward_func(c.scorer, runner=runner, name=c.name)(**columns) for c in comp.components
+        ]
+    assert total == pytest.approx([1.7, None])  # a required component failed: excluded, not a lower reward
+    assert per_component == [[1.0, 1.0], [1.0, 0.0], [0.5, None]]  # for TRL's reward_weights
