@@ -518,3 +518,10 @@ def test_clearly_different_constants_are_decided_without_sympy():
         is None
     )
     assert _verdict("\\frac{3}{2\\sqrt{3}}", "\\boxed{\\frac{\\sqrt{3}}{2}}").value == 1.0
+
+
+def test_the_last_answer_phrase_is_found_outside_the_searched_tail_too():
+    text = "The answer is 7.\n" + "Some more words here, no phrase at all. " * 100
+    assert extract_answers(text).answers == ("7",)
+    text = "The answer is 7.\n" + "filler " * 400 + "\nThe answer is 8."
+    assert extract_answers(text).answers == ("8",)
