@@ -76,18 +76,25 @@ def _norm(answer: str) -> str:
     return re.sub(r"\s+|\$", "", answer).rstrip(".").strip()
 
 
+_PLACEHOLDER = re.compile(r"\\phantom\{[^{}]*\}|\?+|\\square|\\_+|_+")
 _HEDGE = re.compile(r"(?:\s|\\text\{\s*|\\quad|\\mbox\{\s*)(?:or|either)(?:\s|\s*\})|\\lor\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class HedgingMonitor(Monitor):
-    """Several distinct boxed answers, or a final answer that hedges ("3 or 4", ``\\text{ or }``)."""
+    """Several distinct boxed answers, or a final answer that hedges ("3 or 4", ``\\text{ or }``).
+
+    Boxes that the prompt also holds and placeholders (``\\phantom{..}``, ``?``, ``\\square``) do not count.
+    """
 
     max_distinct: int = 1
     name: ClassVar[str] = "hedging"
 
     def check(self, sample: Sample, score: Score | None = None, length: int | None = None) -> Flag | None:
-        boxes = {_norm(b) for b in boxed_answers(sample.response)} - {""}
+        # a box the question itself holds (a "fill in the box" placeholder) is not an answer
+        given = {_norm(b) for b in boxed_answers(prompt_text(sample.prompt))}
+        boxes = {_norm(b) for b in boxed_answers(sample.response)} - given - {""}
+        boxes = {b for b in boxes if not _PLACEHOLDER.fullmatch(b)}
         if len(boxes) > self.max_distinct:
             return self.flag(f"{len(boxes)} distinct boxed answers", len(boxes))
         for span in final_answers(sample.response):
@@ -113,11 +120,38 @@ def _contains_token(haystack: str, needle: str) -> bool:
     return re.search(r"(?<![\w.])" + re.escape(needle) + r"(?![\w])", haystack) is not None
 
 
+# a number stated as a result: after "answer"/"solution"/"result" (with is, : or =) or "=", and not
+# continued by an operator ("= 3400 + 2000" states no result)
+_NUMBER_CUE = r"(?:(?i:answer|solution|result)\s*(?:is|:|=)?|=)\s*\$?\s*"
+_NUMBER_END = r"(?![\d\w])(?!\s*(?:[-+*/^]|\\(?:cdot|times|div)))"
+
+
+def _in_prompt(prompt: str, answer: str, min_chars: int) -> bool:
+    """``answer`` is printed in the prompt: a text answer anywhere (as a token), a number only where the
+    prompt states it as a result (questions are full of numbers that answers legitimately reuse)."""
+    if len(_norm(answer)) < min_chars:
+        return False
+    if _NUMBER.fullmatch(answer):
+        return re.search(_NUMBER_CUE + re.escape(answer) + _NUMBER_END, prompt) is not None
+    return _contains_token(prompt, answer)
+
+
+def _graded_answer(text: str) -> str | None:
+    """The marked final answer: the last box, else the last ``<answer>`` tag or ``####`` line (no phrases:
+    "the answer is ..." also occurs in code comments and docstrings)."""
+    boxes = boxed_answers(text)
+    if boxes:
+        return boxes[-1]
+    marked = [m.group(1) for p in (_ANSWER_TAG, _GSM8K) for m in p.finditer(text)]
+    return marked[-1] if marked else None
+
+
 @dataclass(frozen=True)
 class CopiedAnswerMonitor(Monitor):
-    """The ground truth is printed in the prompt (a leak the policy can copy), or the response's final
-    answer is a span copied from the prompt. Answers shorter than ``min_chars`` are ignored: a small
-    number in the question is usually not a leak. For multiple-choice prompts, where the right option
+    """The ground truth is printed in the prompt (a leak the policy can copy), or the response's marked
+    final answer (last box, ``<answer>`` tag or ``####`` line) is copied from the prompt. A text answer
+    counts anywhere in the prompt; a number only where the prompt states it as a result ("answer: 42",
+    "= 156.", not "= 3400 + 2000"). Answers shorter than ``min_chars`` are ignored. For multiple-choice prompts, where the right option
     is always printed, set ``ground_truth_in_prompt=False`` to check only the response."""
 
     min_chars: int = 3
@@ -134,13 +168,12 @@ class CopiedAnswerMonitor(Monitor):
         if (
             self.ground_truth_in_prompt
             and isinstance(truth, str)
-            and len(_norm(truth)) >= self.min_chars
-            and _contains_token(prompt, truth.strip())
+            and _in_prompt(prompt, truth.strip(), self.min_chars)
         ):
             return self.flag("the ground truth appears in the prompt")
-        span = final_answer(sample.response)
+        span = _graded_answer(sample.response)
         answer = "" if span is None else span.strip().rstrip(".")
-        if len(_norm(answer)) >= self.min_chars and _contains_token(prompt, answer):
+        if _in_prompt(prompt, answer, self.min_chars):
             return self.flag(f"final answer {answer[:60]!r} is copied from the prompt")
         return None
 
@@ -166,7 +199,7 @@ class RepetitionMonitor(Monitor):
 class CompressionMonitor(Monitor):
     """zlib compression ratio (raw / compressed bytes) at or above ``threshold``: loops and padding."""
 
-    threshold: float = 4.0
+    threshold: float = 5.0
     min_bytes: int = 200
     name: ClassVar[str] = "compression"
 
