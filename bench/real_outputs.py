@@ -116,6 +116,7 @@ def _clear_parent_caches() -> None:
     from rewardloop.scorers import _equiv_norm, _equiv_sym, _sympy_grade
 
     _equiv_norm._normalize.cache_clear()
+    _equiv_norm.parse_structure.cache_clear()
     _equiv_sym.to_sympy.cache_clear()
     _sympy_grade._parse_any_text.cache_clear()
 

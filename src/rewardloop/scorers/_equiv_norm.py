@@ -277,6 +277,7 @@ def split_top(s: str, sep: str = ",") -> list[str]:
     return parts
 
 
+@lru_cache(maxsize=8192)  # Nodes are frozen: a ground truth shared by a group is read once
 def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
     """Read a normalised answer as a :class:`Node`. ``choice``: the gold is a multiple-choice letter."""
     s = norm.strip()
