@@ -133,3 +133,24 @@ def test_members_arriving_from_different_threads_complete_one_group():
         for t in threads:
             t.join(60)
     assert out[0].value == pytest.approx(0.25) and out[1].value == pytest.approx(0.75)
+
+
+def test_a_batch_holding_part_of_a_declared_group_waits_for_the_rest_from_another_call():
+    scorer = LengthGroup(gather_timeout_s=60)
+    first = [*members("p", "a", size=2), *members("solo", "xx")]
+    second = members("p", "aaa", size=2)
+    with Runner(workers=1) as runner:
+
+        async def two_calls():
+            return await asyncio.gather(runner.run(scorer, first), runner.run(scorer, second))
+
+        a, b = runner._call_sync(two_calls())
+    assert a.rewards() == pytest.approx([0.25, 1.0]) and b.rewards() == pytest.approx([0.75])
+
+
+def test_a_partial_group_in_a_batch_times_out_when_the_rest_never_comes():
+    scorer = LengthGroup(gather_timeout_s=0.2)  # the second member is never sent: deterministic
+    with Runner(workers=1) as runner:
+        batch = runner.run_sync(scorer, [*members("p", "a", size=2), Sample("b", uid="q")])
+    assert [s.status for s in batch] == [Status.TIMEOUT, Status.OK]
+    assert "1 of 2 members" in batch[0].info["error"]

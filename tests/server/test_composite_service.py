@@ -48,3 +48,21 @@ def test_groups_of_one_request_are_scored_together(server):
     assert [s["value"] for s in scores] == pytest.approx([r + 0.5 * a for r, a in zip(rel, acc, strict=True)])
     assert [s["metrics"]["rel"] for s in scores] == pytest.approx(rel)
     assert {s["metrics"]["rel_status"] for s in scores} == {"ok"}
+
+
+def test_a_group_split_over_two_requests_is_scored_whole(server):
+    import concurrent.futures
+
+    def post(samples):
+        with server.client() as client:
+            return client.post("/v1/score", json={"samples": samples}, timeout=60)
+
+    half = [
+        [{"response": "Answer: 7", "ground_truth": "7", "uid": "split", "metadata": {"group_size": 2}}],
+        [{"response": "Answer: 8", "ground_truth": "7", "uid": "split", "metadata": {"group_size": 2}}],
+    ]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        replies = list(pool.map(post, half))
+    assert all(r.status_code == 200 for r in replies), [r.text for r in replies]
+    rel = [r.json()["scores"][0]["metrics"]["rel"] for r in replies]
+    assert rel == pytest.approx([1.0, -1.0])  # centred on the whole group's mean, not each request's

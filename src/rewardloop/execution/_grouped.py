@@ -14,6 +14,11 @@ Batch (:func:`run_groups`, what ``Runner.run(group_scorer, samples)`` does):
 
 No de-duplication and no cache across members: a group's verdict depends on the whole group.
 
+A group whose members declare a larger size (``metadata["group_size"]``) than the batch holds is incomplete:
+its members go to the streaming gatherer below and wait for the rest to arrive in other calls (another
+``/v1/score`` request, another batch), under the same ``gather_timeout_s``. The scorer's own ``group_size``
+does not make a batch wait: a batch without ``metadata["group_size"]`` is taken as complete.
+
 Stream (:class:`GroupGatherer`, what ``Runner.submit(group_scorer, sample)`` does): each member waits until
 its group (same uid) has ``group_size`` members, then the member that completed it scores the group as a
 batch of one group and every waiting member gets its own score. A group still incomplete
@@ -109,9 +114,14 @@ async def run_groups(
 
     t0 = time.perf_counter()
     samples = list(samples)
-    base: list[Score] | None = None
+    groups, partial = [], []
+    for g in group_indices(samples):
+        (partial if _declared_size(samples[g[0]]) > len(g) else groups).append(g)
+    base: dict[int, Score] | None = None
     if scorer.base is not None:
-        base = list(await _run_keeping(runner, scorer.base, samples))
+        todo = sorted(i for g in groups for i in g)
+        scored = await _run_keeping(runner, scorer.base, [samples[i] for i in todo])
+        base = dict(zip(todo, scored, strict=True))
     ctx = _Context(t0=t0, budget=_Budget(runner.config.retry_budget))
     done: list[Any] = [None] * len(samples)
     group_plan = runner._plan(scorer)
@@ -133,12 +143,28 @@ async def run_groups(
             if on_done is not None:
                 on_done(i)
 
-    groups = group_indices(samples)
-    if plan.mode == "inline":  # holds the loop anyway: in turn, without a task per group
-        for g in groups:
-            await one(g)
-    else:
-        await asyncio.gather(*(one(g) for g in groups))
+    async def gathered(idxs: list[int]) -> None:
+        """A group whose declared size is larger than its members here: the rest come in other calls."""
+        scores = await asyncio.gather(*(runner._gatherer.submit(runner, scorer, samples[i]) for i in idxs))
+        latency = time.perf_counter() - t0
+        for i, s in zip(idxs, scores, strict=True):
+            done[i] = _Done(s, latency, 0.0)
+            if on_done is not None:
+                on_done(i)
+
+    waiting = [asyncio.ensure_future(gathered(g)) for g in partial]
+    try:
+        if plan.mode == "inline":  # holds the loop anyway: in turn, without a task per group
+            for g in groups:
+                await one(g)
+        else:
+            await asyncio.gather(*(one(g) for g in groups))
+        if waiting:
+            await asyncio.gather(*waiting)
+    except BaseException:
+        for task in waiting:
+            task.cancel()
+        raise
     stats = batch_stats(
         [d.score.status for d in done],
         latencies=ctx.executed_latency,
@@ -311,6 +337,13 @@ def _late(scorer: GroupScorer) -> Score:
     return Score.failure(
         Status.TIMEOUT, f"this member's group already expired (gather_timeout_s={scorer.gather_timeout_s:g})"
     )
+
+
+def _declared_size(sample: Sample) -> int:
+    """``metadata["group_size"]`` when it is a positive integer, else 0 (a batch then takes its members as
+    the whole group)."""
+    size = sample.metadata.get("group_size")
+    return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else 0
 
 
 def _group_size(scorer: GroupScorer, sample: Sample) -> int | Score:
