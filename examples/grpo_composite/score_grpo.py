@@ -31,8 +31,7 @@ from typing import Any
 from rewardloop import RewardManager, Sample, Score, get_scorer
 from rewardloop._groups import group_id, group_stats
 from rewardloop._summary import format_groups, format_table, summarize
-from rewardloop.managers import OverlongPenalty
-from rewardloop.managers._composite import Composite
+from rewardloop.managers import Composite, OverlongPenalty
 from rewardloop.monitors import MonitorSuite, default_monitors
 from rewardloop.shaping import FormatReward, GroupLengthReward, RepetitionPenalty
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from rewardloop import RewardManager, Sample, get_scorer
-from rewardloop.managers._composite import Composite, composite_from_config
+from rewardloop.managers import Composite
+from rewardloop.managers._composite import composite_from_config
 from rewardloop.shaping import (
     CosineLengthShaper,
     FormatReward,
