@@ -418,6 +418,7 @@ class Runner(Closable):
             self._lock = threading.Lock()
             self._loop_thread = None
             self._inflight = {}
+            self._gatherer = GroupGatherer()  # the parent's waiting members are not ours either
             self._slots = Slots(self.config.max_concurrency)
             self._thread_slots = Slots(self.config.threads)
             if self._owns_pool:
