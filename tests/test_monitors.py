@@ -301,3 +301,23 @@ def test_a_number_stated_as_a_result_in_the_prompt_is_a_copy() -> None:
     assert monitor.check(Sample("\\boxed{99}", "1729", prompt="The answer is 1729.")).reason == (
         "the ground truth appears in the prompt"
     )
+
+
+def test_public_names_are_sorted_and_import_is_cheap() -> None:
+    import json
+    import subprocess
+    import sys
+
+    import rewardloop.monitors as monitors
+    import rewardloop.shaping as shaping
+
+    for module in (monitors, shaping):
+        assert list(module.__all__) == sorted(module.__all__)
+        assert all(hasattr(module, name) for name in module.__all__)
+    code = (
+        "import json, sys; import rewardloop.monitors, rewardloop.shaping; "
+        "print(json.dumps(sorted(m for m in ('torch', 'numpy', 'transformers', 'ray', 'fastapi', 'jieba') "
+        "if m in sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
