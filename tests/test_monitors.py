@@ -321,3 +321,14 @@ def test_public_names_are_sorted_and_import_is_cheap() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_adversarial_markup_is_read_in_one_pass() -> None:
+    """Many unclosed boxes and answer tags: every monitor still answers (box and tag scans are linear)."""
+    from rewardloop.monitors import boxed_answers, final_answers
+
+    text = "\\boxed{" * 50_000 + "<answer>" * 50_000
+    assert boxed_answers(text) == []
+    assert final_answers(text) == []
+    report = _suite().run([Sample(text, "1", prompt="q")])
+    assert set(report.flags[0]) == {"tag_spam", "compression"}  # one "word": below the gibberish floor

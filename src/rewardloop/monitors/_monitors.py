@@ -7,6 +7,7 @@ holds a clean batch that none of them flags); each monitor takes its own. All sc
 
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
 from collections.abc import Mapping
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
-from ..scorers._latex import _match_brace
+from ..scorers._latex import _all_closers
 from ..shaping._repetition import ngram_repetition
 from ..types import Sample, Score
 from ._base import Flag, Monitor
@@ -38,27 +39,50 @@ _MAX_ANSWERS = 64  # boxes read per response: enough to see hedging, bounded for
 
 
 def boxed_answers(text: str) -> list[str]:
-    """The contents of every ``\\boxed{...}`` / ``\\fbox{...}`` in order (unclosed ones skipped)."""
+    """The contents of every ``\\boxed{...}`` / ``\\fbox{...}`` in order (unclosed ones skipped).
+
+    One pass over the braces finds every closer, so a response of many unclosed boxes stays linear.
+    """
     out: list[str] = []
-    for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", text):
-        close = _match_brace(text, m.end() - 1)
+    closers: dict[int, int] | None = None
+    for m in _BOX.finditer(text):
+        if closers is None:
+            closers = _all_closers(text)
+        close = closers.get(m.end() - 1)
         if close is not None:
             out.append(text[m.end() : close])
-        if len(out) >= _MAX_ANSWERS:
-            break
+            if len(out) >= _MAX_ANSWERS:
+                break
     return out
 
 
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+
+
+def _answer_tags(text: str) -> list[str]:
+    """The bodies of ``<answer>...</answer>`` pairs (case-insensitive), found with ``str.find``: linear."""
+    lower, out, i = text.lower(), [], 0
+    while len(out) < _MAX_ANSWERS:
+        start = lower.find("<answer>", i)
+        if start < 0:
+            break
+        end = lower.find("</answer>", start + 8)
+        if end < 0:
+            break
+        out.append(text[start + 8 : end])
+        i = end + 9
+    return out
+
+
 _ANSWER_IS = re.compile(r"(?:final answer|the answer)\s*(?:is|:)\s*([^\n]{1,120})", re.IGNORECASE)
 _GSM8K = re.compile(r"####\s*([^\n]{1,60})")
 
 
 def final_answers(text: str) -> list[str]:
     """Every final-answer span of a response: boxes, ``<answer>`` tags, "the answer is ...", ``#### ...``."""
-    spans = boxed_answers(text)
-    for pattern in (_ANSWER_TAG, _GSM8K, _ANSWER_IS):
-        spans += [m.group(1) for m in pattern.finditer(text)][:_MAX_ANSWERS]
+    spans = boxed_answers(text) + _answer_tags(text)
+    for pattern in (_GSM8K, _ANSWER_IS):
+        spans += [m.group(1) for m in itertools.islice(pattern.finditer(text), _MAX_ANSWERS)]
     return spans
 
 
@@ -142,7 +166,7 @@ def _graded_answer(text: str) -> str | None:
     boxes = boxed_answers(text)
     if boxes:
         return boxes[-1]
-    marked = [m.group(1) for p in (_ANSWER_TAG, _GSM8K) for m in p.finditer(text)]
+    marked = _answer_tags(text) + [m.group(1) for m in itertools.islice(_GSM8K.finditer(text), _MAX_ANSWERS)]
     return marked[-1] if marked else None
 
 
