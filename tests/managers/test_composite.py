@@ -173,3 +173,12 @@ def test_trl_reward_function_of_a_composite_and_one_per_component():
         ]
     assert total == pytest.approx([1.7, None])  # a required component failed: excluded, not a lower reward
     assert per_component == [[1.0, 1.0], [1.0, 0.0], [0.5, None]]  # for TRL's reward_weights
+
+
+def test_a_component_scorer_by_import_path():
+    config = {"components": [{"scorer": "tests.managers._components:PidLength", "options": {}}]}
+    with RewardManager.from_config(config) as manager:
+        assert [c.name for c in manager.scorer.components] == ["PidLength"]
+        assert manager.score(SAMPLES[:1]).rewards() == [1.0]
+    with pytest.raises(ConfigError, match="could not load"):
+        RewardManager.from_config({"components": [{"scorer": "tests.managers._components:Nope"}]})

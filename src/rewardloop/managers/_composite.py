@@ -301,7 +301,8 @@ def _component(spec: ComponentLike) -> Component:
 
 
 def component_from_dict(spec: Mapping[str, Any], where: str = "component") -> Component:
-    """A component from config: ``{scorer: NAME, options: {...}}`` (a registered scorer) or
+    """A component from config: ``{scorer: NAME, options: {...}}`` (a registered scorer, or a Scorer by
+    ``"module:attr"`` / ``"file.py:attr"``) or
     ``{path: FILE.py, function: NAME, reward_kwargs: {...}}`` (a custom reward function), plus ``weight``
     (default 1.0), ``optional`` (default False) and ``name`` (default: the scorer or function name)."""
     unknown = sorted(set(map(str, spec)) - set(_COMPONENT_KEYS))
@@ -312,10 +313,8 @@ def component_from_dict(spec: Mapping[str, Any], where: str = "component") -> Co
     if ("scorer" in spec) == ("path" in spec):
         raise ConfigError(f"{where}: give exactly one of 'scorer' (a registered name) or 'path' (a .py file)")
     if "scorer" in spec:
-        from ..scorers._registry import get_scorer
-
-        scorer: Scorer = get_scorer(str(spec["scorer"]), **dict(spec.get("options") or {}))
-        default_name = str(spec["scorer"])
+        scorer: Scorer = _scorer_by_name(str(spec["scorer"]), dict(spec.get("options") or {}), where)
+        default_name = str(spec["scorer"]).rsplit(":", 1)[-1]
     else:
         from ..scorers._custom import CustomFunctionScorer, load_custom_function
 
@@ -327,6 +326,28 @@ def component_from_dict(spec: Mapping[str, Any], where: str = "component") -> Co
     if not isinstance(optional, bool):
         raise ConfigError(f"{where}.optional must be true or false, got {optional!r}")
     return Component(str(spec.get("name") or default_name), scorer, spec.get("weight", 1.0), optional)
+
+
+def _scorer_by_name(name: str, options: dict[str, Any], where: str) -> Scorer:
+    """A registered scorer, or a ``"module:attr"`` / ``"file.py:attr"`` Scorer class (built with ``options``),
+    instance or function."""
+    from ..registry import load_object
+    from ..scorers._registry import SCORERS, get_scorer
+
+    if name in SCORERS or ":" not in name:
+        return get_scorer(name, **options)
+    try:
+        target = load_object(name)
+    except (ImportError, AttributeError, OSError) as exc:
+        raise ConfigError(f"{where}.scorer: could not load {name!r}: {exc}") from exc
+    if isinstance(target, type) and issubclass(target, Scorer):
+        try:
+            return target(**options)
+        except TypeError as exc:
+            raise ConfigError(f"{where}.options: bad options for {name!r}: {exc}") from exc
+    if options:
+        raise ConfigError(f"{where}: {name!r} is not a Scorer class and takes no options")
+    return as_scorer(target, name=name.rsplit(":", 1)[-1])
 
 
 def composite_from_config(
@@ -345,7 +366,8 @@ def with_group_size(components: Sequence[Mapping[str, Any]], size: int | None) -
     out = []
     for spec in components:
         spec = dict(spec)
-        target = SCORERS.get(str(spec["scorer"])) if "scorer" in spec else None
+        name = str(spec.get("scorer", ""))
+        target = SCORERS.get(name) if name in SCORERS else None
         options = dict(spec.get("options") or {})
         grouped = isinstance(target, type) and issubclass(target, GroupScorer)
         if size is not None and grouped and options.get("group_size") is None:
