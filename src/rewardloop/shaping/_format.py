@@ -82,7 +82,9 @@ class _TextScorer(Scorer):
 
 @dataclass(frozen=True, eq=False)
 class FormatReward(_TextScorer):
-    """1.0 when the response is ``<think>\\n…\\n</think>\\n<answer>\\n…\\n</answer>``, else 0.0 (open-r1 ``format``).
+    """1.0 when the response is a think block then an answer block, tags on their own lines (open-r1 format).
+
+    The layout is ``<think>\\n…\\n</think>\\n<answer>\\n…\\n</answer>``; anything else scores 0.0.
 
     ``end="strict"`` (default) requires ``</answer>`` to end the response; ``end="line"`` is open-r1's exact
     reading, which also accepts further lines after it.
@@ -97,7 +99,7 @@ class FormatReward(_TextScorer):
 
 @dataclass(frozen=True, eq=False)
 class CodeFormatReward(_TextScorer):
-    """:class:`FormatReward`'s layout plus a fenced block of ``language`` inside the answer (open-r1 ``code_format``)."""
+    """The format reward's layout plus a fenced code block of ``language`` in the answer (open-r1 code_format)."""
 
     language: str = "python"
     end: End = "strict"
@@ -116,7 +118,10 @@ class CodeFormatReward(_TextScorer):
 
 @dataclass(frozen=True, eq=False)
 class TagCountReward(_TextScorer):
-    """0.25 for each of ``<think>\\n``, ``\\n</think>\\n``, ``\\n<answer>\\n``, ``\\n</answer>`` present exactly once."""
+    """0.25 for each think/answer tag (with its newlines) present exactly once (open-r1 tag_count).
+
+    The four tags: ``<think>\\n``, ``\\n</think>\\n``, ``\\n<answer>\\n``, ``\\n</answer>``.
+    """
 
     name: ClassVar[str] = "tag_count"
     TAGS: ClassVar[tuple[str, ...]] = ("<think>\n", "\n</think>\n", "\n<answer>\n", "\n</answer>")

@@ -194,8 +194,9 @@ class GroupLengthShaper:
 
 
 class GroupLengthReward(GroupScorer):
-    """Kimi 1.5's group-relative length term as a group scorer: the members of one prompt (same ``uid``),
-    gathered by the Runner, each get :func:`group_length_rewards` of their lengths and correctness.
+    """Kimi 1.5's length term within each prompt's group (same ``uid``), as a group scorer.
+
+    The members, gathered by the Runner, each get :func:`group_length_rewards` of their lengths and correctness.
 
     ``base`` judges correctness (the Runner scores it first; a member is correct when its base value is
     ``>= correct_at``). Lengths are counted in characters (open-r1) or whitespace ``words``. A member whose
@@ -224,6 +225,7 @@ class GroupLengthReward(GroupScorer):
 
             base = get_scorer(base)
         self.base = as_scorer(base)
+        self.deterministic = getattr(self.base, "deterministic", True)  # type: ignore[misc]
         self.correct_at = float(correct_at)
         self.unit = unit
         self.group_size = group_size
