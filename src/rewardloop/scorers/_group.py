@@ -201,7 +201,7 @@ class PairwiseJudge(GroupScorer):
     ``address`` / ``model``: an OpenAI-compatible chat server (as :class:`~rewardloop.scorers.judge.JudgeScorer`).
     ``template`` needs ``{first}`` and ``{second}`` (and may use ``{question}``); the verdict is the last
     ``[[A]]`` / ``[[B]]`` / ``[[tie]]``. ``max_parallel`` bounds the judge calls of one group in flight.
-    A group of n members costs ``n * (n - 1)`` calls.
+    A group of n members costs ``n * (n - 1)`` calls, minus the pairs of identical responses (a tie, not asked).
 
     Metrics: ``judge_wins`` (wins + ties / 2), ``judge_comparisons`` (verdicts read for this member),
     ``judge_consistent`` (share of this member's pairs where both orders agreed). A member none of whose
@@ -279,9 +279,17 @@ class PairwiseJudge(GroupScorer):
                 )
             return parse_pairwise(result.text)
 
-        orders = [(a, b) for a, b in itertools.permutations(range(n), 2)]
-        verdicts = await asyncio.gather(*(ask(a, b) for a, b in orders))
-        return self._tally(n, dict(zip(orders, verdicts, strict=True)))
+        # identical responses tie without asking: both orders of an identical pair cancel out anyway
+        orders = [
+            (a, b)
+            for a, b in itertools.permutations(range(n), 2)
+            if samples[a].response != samples[b].response
+        ]
+        verdicts: dict[tuple[int, int], str | None] = dict.fromkeys(
+            itertools.permutations(range(n), 2), "tie"
+        )
+        verdicts.update(zip(orders, await asyncio.gather(*(ask(a, b) for a, b in orders)), strict=True))
+        return self._tally(n, verdicts)
 
     def _tally(self, n: int, verdicts: dict[tuple[int, int], str | None]) -> list[Score]:
         wins, read, unread = [0.0] * n, [0] * n, [0] * n
