@@ -154,3 +154,12 @@ def test_a_partial_group_in_a_batch_times_out_when_the_rest_never_comes():
         batch = runner.run_sync(scorer, [*members("p", "a", size=2), Sample("b", uid="q")])
     assert [s.status for s in batch] == [Status.TIMEOUT, Status.OK]
     assert "1 of 2 members" in batch[0].info["error"]
+
+
+def test_raise_policy_in_streaming_raises_for_a_failed_member():
+    from rewardloop.errors import ScoringError
+
+    with Runner(workers=1, on_error="raise") as runner:
+        with pytest.raises(ScoringError, match="group bug"):
+            runner._call_sync(runner.submit(LengthGroup(), Sample("BOOM")))
+        assert runner._call_sync(runner.submit(LengthGroup(), Sample("fine"))).value == 1.0

@@ -315,7 +315,10 @@ class Runner(Closable):
         _check_samples([sample])
         scorer = self._as_scorer(scorer)
         if isinstance(scorer, GroupScorer):  # waits for its group's other members
-            return await self._gatherer.submit(self, scorer, sample)
+            grouped = await self._gatherer.submit(self, scorer, sample)
+            if self.config.on_error == "raise" and not grouped.ok:
+                raise _failure_error(grouped, sample, None, 1, 1)
+            return grouped
         streamed = getattr(scorer, "submit_with_runner", None)  # a Composite: each component submitted
         if streamed is not None:
             return await streamed(self, sample)
