@@ -48,7 +48,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-
 def sample_from_verl(
     data_source: Any, solution_str: Any, ground_truth: Any, extra_info: Any = None, prompt: Any = None
 ) -> Sample:
