@@ -29,6 +29,7 @@ FORMAT = [
     ("<think>\n</think>\n<answer>\n42\n</answer>", 0.0),  # the think body's newlines are not shared
     ("<think>\nr\n</think>\n<answer>\n42</answer>", 0.0),
     (" " + GOOD, 0.0),
+    (GOOD + "\n", 1.0),  # trailing whitespace is not text after the answer
     ("<think>\na\n</think>\n<answer>\nb\n</answer>\n<think>\nc\n</think>\n<answer>\nd\n</answer>", 1.0),
     ("", 0.0),
 ]

@@ -34,13 +34,14 @@ End = Literal["strict", "line"]
 
 
 def _close_positions(text: str, end: End) -> list[int]:
-    """Where a final ``\\n</answer>`` may start: at the very end (strict), or before any newline (line).
+    """Where a final ``\\n</answer>`` may start: at the end but for whitespace (strict), or before any newline (line).
 
     ``line`` is open-r1's reading: its regex ends in ``$`` under ``re.MULTILINE``, which also matches
     before a newline, so text after ``</answer>`` on later lines is accepted.
     """
-    if end == "strict":
-        return [len(text) - len(_CLOSE)] if text.endswith(_CLOSE) else []
+    if end == "strict":  # only whitespace (a trailing newline) may follow
+        body = text.rstrip()
+        return [len(body) - len(_CLOSE)] if body.endswith(_CLOSE) else []
     found, i = [], text.find(_CLOSE)
     while i >= 0:
         after = i + len(_CLOSE)
@@ -86,8 +87,8 @@ class FormatReward(_TextScorer):
 
     The layout is ``<think>\\n…\\n</think>\\n<answer>\\n…\\n</answer>``; anything else scores 0.0.
 
-    ``end="strict"`` (default) requires ``</answer>`` to end the response; ``end="line"`` is open-r1's exact
-    reading, which also accepts further lines after it.
+    ``end="strict"`` (default) requires ``</answer>`` to end the response (trailing whitespace aside);
+    ``end="line"`` is open-r1's exact reading, which also accepts further lines after it.
     """
 
     end: End = "strict"
