@@ -59,7 +59,7 @@ def test_factory_errors_are_config_errors_with_open_r1s_message() -> None:
     from rewardloop.shaping import RepetitionPenalty
 
     for case in load()["factory_error_cases"]:
-        with pytest.raises(ValueError, match=case["expected_message_regex"] or "") as err:
+        with pytest.raises(ValueError, match=case["expected_message_regex"]) as err:
             RepetitionPenalty(
                 ngram_size=case["factory_params"]["ngram_size"],
                 max_penalty=case["factory_params"]["max_penalty"],
