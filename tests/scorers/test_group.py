@@ -159,3 +159,54 @@ def test_pairwise_config_errors():
         PairwiseJudge("127.0.0.1:1", "m", template="{question}")
     with pytest.raises(ConfigError, match="max_parallel"):
         PairwiseJudge("127.0.0.1:1", "m", max_parallel=0)
+
+
+# -- listwise judging --------------------------------------------------------------------------------
+
+_BLOCK = re.compile(r"\[Response (\d+)\]\n(.*?)(?=\n\n|$)", re.S)
+
+
+async def listwise_handler(request, body):
+    prompt = body["messages"][-1]["content"]
+    shown = [(int(k), text) for k, text in _BLOCK.findall(prompt)]
+    if "GARBLE" in prompt:
+        return JSONResponse(chat_answer("[[1, 1]]"))  # not a permutation: unreadable
+    if "BIASED" in prompt:  # ranks by position: slot 1 best
+        labels = [k for k, _ in shown]
+    else:  # the larger number is the better response
+        labels = [k for k, _ in sorted(shown, key=lambda kt: -int(kt[1].split()[-1]))]
+    return JSONResponse(chat_answer(f"Ranking: [[{', '.join(map(str, labels))}]]"))
+
+
+@pytest.fixture(scope="module")
+def list_server():
+    with FakeServer(listwise_handler) as server:
+        yield server
+
+
+@pytest.mark.parametrize(
+    ("text", "n", "want"),
+    [("[[2, 1, 3]]", 3, [1, 0, 2]), ("[[2 > 1]]", 2, [1, 0]), ("[[1, 1]]", 2, None), ("[[1, 2]]", 3, None)],
+)
+def test_parse_ranking(text, n, want):
+    from rewardloop.scorers._group import parse_ranking
+
+    assert parse_ranking(text, n) == want
+
+
+@pytest.mark.server
+def test_listwise_ranks_with_rotations_cancel_position_bias(list_server):
+    from rewardloop.scorers._group import ListwiseJudge
+
+    judge = ListwiseJudge(list_server.address, "judge", retry=FAST)
+    before = len(list_server.requests)
+    with Runner() as runner:
+        honest = runner.run_sync(judge, group("g", "pick", "r 1", "r 9", "r 5"))
+        biased = runner.run_sync(judge, group("b", "BIASED", "r 1", "r 9", "r 5"))
+        garbled = runner.run_sync(judge, group("x", "GARBLE", "r 1", "r 2"))
+    assert len(list_server.requests) - before == 3 + 3 + 2  # n calls per group, one per rotation
+    assert honest.rewards() == pytest.approx([0.0, 1.0, 0.5])
+    assert honest.metrics["judge_rank_spread"] == (0.0, 0.0, 0.0)
+    assert biased.rewards() == pytest.approx([0.5, 0.5, 0.5])  # every response took every slot once
+    assert biased.metrics["judge_rank_spread"] == (1.0, 1.0, 1.0)  # and the inconsistency is reported
+    assert [s.status for s in garbled] == [Status.PARSE_ERROR, Status.PARSE_ERROR]

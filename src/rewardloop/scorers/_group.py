@@ -13,6 +13,9 @@ members of one group in arrival order and returns one score each, in that order.
   OpenAI-compatible chat client, **in both orders** (A/B then B/A), so a judge that prefers one position
   gives each response that position equally often and the bias cancels. A member's reward is its share of
   wins (a tie counts half) over the comparisons whose verdict could be read.
+* :class:`ListwiseJudge` — the judge ranks the whole group in one call, asked ``n`` times with the responses
+  rotated (each response takes every position once), so position bias cancels; reward = mean normalised
+  rank (1 best, 0 worst) over the rankings that could be read. ``n`` calls instead of ``n (n - 1)``.
 
 Scoring a group is the Runner's job (:mod:`rewardloop.execution._grouped`): in a batch, samples are grouped
 by ``uid`` and each group is scored under one deadline (``timeout_s``, per *group*); a failure of the call
@@ -36,7 +39,7 @@ from ..errors import ConfigError
 from ..types import Sample, Score, Status
 from ._base import Scorer, as_scorer
 
-__all__ = ["GROUP_MODES", "GroupRelative", "GroupScorer", "PairwiseJudge"]
+__all__ = ["GROUP_MODES", "GroupRelative", "GroupScorer", "ListwiseJudge", "PairwiseJudge"]
 
 GROUP_MODES = ("zscore", "center", "rank", "minmax")
 
@@ -337,3 +340,107 @@ class PairwiseJudge(GroupScorer):
             return await coro
         finally:
             await self.client.aclose()
+
+
+# -- listwise judging ------------------------------------------------------------------------------
+
+LISTWISE_TEMPLATE = """You rank several responses to the same question, best first.
+
+[Question]
+{question}
+
+{responses}
+
+Think briefly, then end with the ranking of all response numbers, best first, in double brackets,
+e.g. [[2, 1, 3]]."""
+
+_RANKING = re.compile(r"\[\[\s*(\d+(?:\s*[,>]\s*\d+)*)\s*\]\]")
+
+
+def parse_ranking(text: str, n: int) -> list[int] | None:
+    """The last ``[[i, j, ...]]`` of ``text`` as 0-based labels, best first, when it ranks each of 1..n once."""
+    found = _RANKING.findall(text or "")
+    if not found:
+        return None
+    labels = [int(x) - 1 for x in re.split(r"\s*[,>]\s*", found[-1].strip())]
+    return labels if sorted(labels) == list(range(n)) else None
+
+
+class ListwiseJudge(PairwiseJudge):
+    """The group ranked in one call, ``n`` rotations of the order; see the module docstring.
+
+    ``template`` needs ``{responses}`` (filled with ``[Response 1]`` ... blocks) and may use ``{question}``.
+    Metrics: ``judge_rank`` (mean normalised rank, = the reward), ``judge_rankings`` (rankings read),
+    ``judge_rank_spread`` (max - min of this member's normalised ranks across rotations: 0 = consistent).
+    A ranking that is not a permutation of the labels is unread (``info["unread"]``); a member with no read
+    ranking is ``parse_error``; an HTTP failure fails the group (``infra_error``, retried by the Runner).
+    """
+
+    name: ClassVar[str] = "listwise_judge"  # type: ignore[misc]
+    metric_types: ClassVar[dict[str, type]] = {  # type: ignore[misc]
+        "judge_rank": float,
+        "judge_rankings": float,
+        "judge_rank_spread": float,
+    }
+
+    def __init__(
+        self, address: str, model: str, *, template: str = LISTWISE_TEMPLATE, **options: Any
+    ) -> None:
+        if "{responses}" not in template:
+            raise ConfigError("a listwise template needs {responses}")
+        super().__init__(address, model, template="{first}{second}", **options)
+        self.template = template
+
+    def listing(self, question: str, responses: Sequence[str]) -> list[dict[str, str]]:
+        from ..models._templates import render
+
+        head, _, tail = self.template.partition("{responses}")
+        block = "\n\n".join(f"[Response {k + 1}]\n{r}" for k, r in enumerate(responses))
+        content = render(head, question=question) + block + render(tail, question=question)
+        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
+        return [*system, {"role": "user", "content": content}]
+
+    async def ascore_group(
+        self, samples: Sequence[Sample], base: Sequence[Score] | None = None
+    ) -> list[Score]:
+        from ..models._templates import question_of
+
+        n = len(samples)
+        if n == 1:
+            return [Score(0.5, metrics={"judge_rank": 0.5, "judge_rankings": 0.0, "judge_rank_spread": 0.0})]
+        question = question_of(samples[0])
+        gate = asyncio.Semaphore(self.max_parallel)
+
+        async def ask(shift: int) -> tuple[list[int], list[int] | None]:
+            order = [(shift + k) % n for k in range(n)]  # order[k]: the member shown as label k + 1
+            async with gate:
+                result = await self.client.complete(
+                    self.listing(question, [samples[i].response for i in order]), **self.sampling
+                )
+            return order, parse_ranking(result.text, n)
+
+        ranks: list[list[float]] = [[] for _ in range(n)]
+        unread = 0
+        for order, ranking in await asyncio.gather(*(ask(k) for k in range(n))):
+            if ranking is None:
+                unread += 1
+                continue
+            for position, label in enumerate(ranking):
+                ranks[order[label]].append((n - 1 - position) / (n - 1))
+        out = []
+        for mine in ranks:
+            info: dict[str, Any] = {"unread": unread} if unread else {}
+            if not mine:
+                failed = Score.failure(
+                    Status.PARSE_ERROR, "none of the group's rankings could be read", **info
+                )
+                out.append(Score(None, failed.status, {"judge_rankings": 0.0}, failed.info))
+                continue
+            value = math.fsum(mine) / len(mine)
+            metrics = {
+                "judge_rank": value,
+                "judge_rankings": float(len(mine)),
+                "judge_rank_spread": max(mine) - min(mine),
+            }
+            out.append(Score(value, Status.OK, metrics, info))
+        return out

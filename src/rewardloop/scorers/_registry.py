@@ -45,6 +45,7 @@ _BUILTIN_SCORERS = {
     "judge": "rewardloop.scorers.judge:JudgeScorer",
     "group_relative": "rewardloop.scorers._group:GroupRelative",
     "pairwise_judge": "rewardloop.scorers._group:PairwiseJudge",
+    "listwise_judge": "rewardloop.scorers._group:ListwiseJudge",
     # the shaping library (open-r1's format and length terms), usable as reward.components
     "format": "rewardloop.shaping._format:FormatReward",
     "code_format": "rewardloop.shaping._format:CodeFormatReward",
