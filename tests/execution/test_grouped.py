@@ -163,3 +163,40 @@ def test_raise_policy_in_streaming_raises_for_a_failed_member():
         with pytest.raises(ScoringError, match="group bug"):
             runner._call_sync(runner.submit(LengthGroup(), Sample("BOOM")))
         assert runner._call_sync(runner.submit(LengthGroup(), Sample("fine"))).value == 1.0
+
+
+def test_a_cancelled_completing_member_does_not_leave_the_others_waiting():
+    import threading
+
+    from rewardloop.scorers._group import GroupScorer
+    from rewardloop.types import Score
+
+    started, release = threading.Event(), threading.Event()
+
+    class Blocking(GroupScorer):
+        execution = "thread"
+        timeout_s = 60.0
+        group_size = 2
+
+        def score_group(self, samples, base=None):
+            started.set()
+            release.wait(60)  # held until the test is done: a deterministic trigger, no clock
+            return [Score(1.0) for _ in samples]
+
+    scorer = Blocking()
+    with Runner() as runner:
+
+        async def scenario():
+            waiting = asyncio.ensure_future(runner.submit(scorer, Sample("a", uid="g")))
+            await asyncio.sleep(0)
+            completing = asyncio.ensure_future(runner.submit(scorer, Sample("b", uid="g")))
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+            completing.cancel()
+            return await asyncio.wait_for(waiting, 30)
+
+        try:
+            score = runner._call_sync(scenario())
+        finally:
+            release.set()
+    assert score.status is Status.SCORER_ERROR and "cancelled" in score.info["error"]

@@ -290,7 +290,13 @@ class GroupGatherer:
             if complete:
                 del self._pending[key]
         if complete:
-            scores = await self._score(runner, scorer, pending.samples)
+            try:
+                scores = await self._score(runner, scorer, pending.samples)
+            except BaseException as exc:  # cancelled or a bug: the waiting members must not wait forever
+                for f in pending.futures:
+                    if not f.done():
+                        f.set_result(failure_score(exc) if isinstance(exc, Exception) else _cancelled())
+                raise
             for f, s in zip(pending.futures, scores, strict=True):
                 f.set_result(s)
             return future.result()
@@ -331,6 +337,12 @@ class GroupGatherer:
     async def _score(self, runner: Runner, scorer: GroupScorer, members: list[Sample]) -> list[Score]:
         batch = await _run_keeping(runner, scorer, members)
         return list(batch)
+
+
+def _cancelled() -> Score:
+    return Score.failure(
+        Status.SCORER_ERROR, "the group's scoring was cancelled (the member completing it left)"
+    )
 
 
 def _late(scorer: GroupScorer) -> Score:
