@@ -87,3 +87,12 @@ def test_reward_manager_reports_group_metrics():
 def test_group_metrics_empty_without_groups():
     scores = [Score(value=1.0)]
     assert group_metrics([Sample(response="x")], scores) == {}
+
+
+def test_a_signed_or_fractional_acc_is_not_truthiness():
+    from rewardloop._summary import correct_of
+
+    assert correct_of(True, -1.0, {"acc": -1.0}) is False  # a component named acc scoring DAPO's -1
+    assert correct_of(True, 0.5, {"acc": 0.5}) is False
+    assert correct_of(True, 1.0, {"acc": 1.0}) is True and correct_of(True, -1.0, {"acc": True}) is True
+    assert correct_of(False, 1.0, {"acc": 1.0}) is None

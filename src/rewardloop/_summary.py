@@ -1,8 +1,9 @@
 """Per-task summaries of scored samples, and the one definition of "correct" that every report uses.
 
 **Accuracy** (``rewardloop score``, ``report``, ``audit``, ``rescore`` and the group statistics): an ``ok``
-sample is correct when the scorer reports ``acc`` (in ``metrics``, else in ``info``; a bool or number:
-truthy = correct), else ``info['correct']``, else when its reward is full marks (``>= 1``). So geometry3k's 0.1 format reward and
+sample is correct when the scorer reports ``acc`` (in ``metrics``, else in ``info``; a bool as it is, a
+number when it is full marks, ``>= 1``: so an ``acc`` of -1 or 0.5 is not correct), else ``info['correct']``,
+else when its reward is full marks (``>= 1``). So geometry3k's 0.1 format reward and
 Search-R1's 0.25 are not correct answers; DAPO's ``-1`` / ``+1`` are wrong / correct. Failed samples
 (timeouts, errors) are neither: they are counted apart, never as wrong answers.
 """
@@ -40,8 +41,10 @@ def correct_of(ok: bool, value: Any, metrics: Any = None, info: Any = None) -> b
         info.get("acc") if isinstance(info, Mapping) else None,
         info.get("correct") if isinstance(info, Mapping) else None,
     ):
-        if isinstance(source, bool | int | float) and not (isinstance(source, float) and math.isnan(source)):
-            return bool(source)
+        if isinstance(source, bool):
+            return source
+        if isinstance(source, int | float) and not math.isnan(source):
+            return source >= FULL_MARKS - 1e-9  # a signed (+1/-1) or fractional acc is not truthiness
     if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
         return False
     return value >= FULL_MARKS - 1e-9
