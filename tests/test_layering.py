@@ -25,6 +25,8 @@ LAYERS = {
     "models": 1,
     "execution": 2,
     "managers": 3,
+    "shaping": 3,  # shapers build on managers' Shaper protocol
+    "monitors": 3,
 }
 ENTRY = ("cli", "server", "integrations", "tools", "workbench")
 # known exceptions, each with its reason

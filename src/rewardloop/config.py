@@ -296,6 +296,7 @@ _REWARD_KEYS = (
     "backend",
     "extra_info_keys",
     "components",
+    "monitors",
 )
 
 _EXTRA_KINDS = ("float", "bool", "str", "any")
@@ -325,6 +326,8 @@ class RewardConfig:
     #: ours: a composite reward, one mapping per component (``scorer`` + ``options`` or ``path`` + ``function``
     #: + ``reward_kwargs``, and ``name``, ``weight``, ``optional``); see ``docs/composite.md``
     components: tuple[Mapping[str, Any], ...] = ()
+    #: ours: reward-hacking monitors (``enable``, ``penalize``: monitor -> reward; ``docs/monitors.md``)
+    monitors: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
@@ -373,6 +376,7 @@ class RewardConfig:
             backend=backend,
             extra_info_keys=_extra_info_keys(data.get("extra_info_keys"), f"{where}.extra_info_keys"),
             components=components,
+            monitors=_monitors(data.get("monitors"), f"{where}.monitors"),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -426,6 +430,30 @@ def _components(value: Any, where: str) -> tuple[dict[str, Any], ...]:
             _float(item["weight"], f"{here}.weight")
         out.append(dict(item))
     return tuple(out)
+
+
+_MONITOR_KEYS = ("enable", "penalize")
+
+
+def _monitors(value: Any, where: str) -> dict[str, Any]:
+    """``reward.monitors``: ``{enable: bool, penalize: {monitor: reward}}`` (monitor names are checked when
+    the suite is built, against the monitors that exist)."""
+    value = _plain(value)
+    if not value:  # absent, or {} (what as_dict() writes for "off": the config round-trips)
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where} must be a mapping with keys {', '.join(_MONITOR_KEYS)}")
+    _check_keys(value, _MONITOR_KEYS, where)
+    enable = value.get("enable", True)
+    if not isinstance(enable, bool):
+        raise ConfigError(f"{where}.enable must be true or false, got {enable!r}")
+    penalize = value.get("penalize") or {}
+    if not isinstance(penalize, Mapping):
+        raise ConfigError(
+            f"{where}.penalize must map monitor names to rewards, got {type(penalize).__name__}"
+        )
+    rewards = {str(k): _float(v, f"{where}.penalize.{k}") for k, v in penalize.items()}
+    return {"enable": enable, "penalize": rewards}
 
 
 def _validate_runner(runner: Mapping[str, Any], where: str) -> None:

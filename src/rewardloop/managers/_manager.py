@@ -83,6 +83,7 @@ class RewardManager(Closable):
         shapers: Sequence[Shaper] = (),
         router: Router | None = None,
         owns_runner: bool | None = None,
+        monitors: Any = None,
     ) -> None:
         if isinstance(scorer, str):
             scorer = get_scorer(scorer)
@@ -98,6 +99,14 @@ class RewardManager(Closable):
             check_group_runner(self.scorer, self.runner)
         self.last_batch: ScoreBatch | None = None
         self._last_samples: Sequence[Sample] | None = None
+        # reward-hacking monitors (a rewardloop.monitors.MonitorSuite): flags in metrics, counts kept here
+        self.monitors = monitors
+        self.monitor_counters: Any = None
+        self.last_monitor_report: Any = None
+        if monitors is not None:
+            from ..monitors import MonitorCounters
+
+            self.monitor_counters = MonitorCounters()
         self._closed = False
 
     # -- construction from verl's reward config ------------------------------------------------------
@@ -138,7 +147,14 @@ class RewardManager(Closable):
         owns = runner is None
         if owns:
             runner = runner_from_config(cfg, rate_limits=rate_limits)
-        return cls(scorer, runner=runner, shapers=shapers, router=Router(code_options(cfg)), owns_runner=owns)
+        return cls(
+            scorer,
+            runner=runner,
+            shapers=shapers,
+            router=Router(code_options(cfg)),
+            owns_runner=owns,
+            monitors=monitors_from_config(cfg),
+        )
 
     # -- scoring -------------------------------------------------------------------------------------
 
@@ -178,7 +194,7 @@ class RewardManager(Closable):
         except UnknownTaskError as exc:
             return Score.failure(Status.INVALID_INPUT, str(exc))
         score = await self.runner.submit(scorer, sample)
-        return self._shape([score], [length])[0]
+        return self._monitor([sample], self._shape([score], [length]), [length])[0]
 
     def _route(self, samples: Sequence[Sample]) -> tuple[list[Scorer | None], dict[int, Score]]:
         scorers: list[Scorer | None] = []
@@ -203,7 +219,7 @@ class RewardManager(Closable):
         wall_s: float,
     ) -> ScoreBatch:
         n = len(samples)
-        if not unrouted and not self.shapers:  # the runner's batch is the answer: no per-sample rebuild
+        if not unrouted and not self.shapers and self.monitors is None:  # the runner's batch is the answer
             self._last_samples = samples
             return dataclasses.replace(
                 batch, stats={**batch.stats, "wall_s": batch.stats.get("wall_s", wall_s)}
@@ -214,7 +230,8 @@ class RewardManager(Closable):
             scores[i] = batch[j]
             if batch.queue_s:
                 queue_s[i], exec_s[i] = batch.queue_s[j], batch.exec_s[j]
-        scores = self._shape(scores, lengths if lengths is not None else [None] * n)
+        lengths = lengths if lengths is not None else [None] * n
+        scores = self._monitor(samples, self._shape(scores, lengths), lengths)
         stats = dict(batch.stats)
         if unrouted:
             stats["status"] = ScoreBatch.from_scores(scores).status_counts()
@@ -224,6 +241,18 @@ class RewardManager(Closable):
         return ScoreBatch.from_scores(
             scores, queue_s=queue_s, exec_s=exec_s, stats=stats, on_error=batch.on_error
         )
+
+    def _monitor(
+        self, samples: Sequence[Sample], scores: list[Score], lengths: Sequence[int | None]
+    ) -> list[Score]:
+        """The monitors' flags into each score's metrics (``monitor/<name>``, ``monitor/any``), their
+        configured penalties applied, the counts added up (a service's ``/metrics``)."""
+        if self.monitors is None:
+            return scores
+        scores, report = self.monitors.apply(samples, scores, lengths)
+        self.monitor_counters.add(report)
+        self.last_monitor_report = report
+        return scores
 
     def group_metrics(self, prefix: str = "group/") -> dict[str, float]:
         """GRPO group statistics of the last batch (pass@k, mean@n, reward std, all-equal share) as flat
@@ -292,6 +321,19 @@ def custom_function_scorer(
         execution=None if process else "thread",
         **dict(extra_call_kwargs or {}),
     )
+
+
+def monitors_from_config(cfg: RewardConfig) -> Any:
+    """The reward-hacking monitors of ``reward.monitors`` (None unless enabled): every default monitor, the
+    overlong-zone one too when DAPO's overlong buffer is configured, with the configured penalties."""
+    settings = cfg.monitors
+    if not settings or not settings.get("enable", True):
+        return None
+    from ..monitors import MonitorSuite, default_monitors
+
+    overlong, max_resp_len = cfg.overlong
+    buffer_len = overlong.len if overlong is not None and overlong.enable else None
+    return MonitorSuite(default_monitors(max_resp_len, buffer_len), penalize=settings.get("penalize"))
 
 
 def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:

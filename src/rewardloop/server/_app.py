@@ -599,9 +599,11 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
 
     @app.get("/metrics")
     async def metrics() -> Any:
-        return PlainTextResponse(
-            state.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8"
-        )
+        text = state.metrics.render()
+        counters = getattr(state.manager, "monitor_counters", None)
+        if counters is not None:  # reward-hacking monitors (reward.monitors): flags counted per monitor
+            text += counters.exposition()
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
 # --------------------------------------------------------------------------------------------------

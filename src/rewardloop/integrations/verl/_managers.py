@@ -343,6 +343,9 @@ def declared_metrics(manager: RewardManager) -> dict[str, type]:
             declared.setdefault(key, kind)
     for shaper in manager.shapers:
         declared.update(getattr(shaper, "metric_types", None) or {})
+    monitors = getattr(manager, "monitors", None)
+    if monitors is not None:  # one bool column per monitor, and monitor/any, on every sample
+        declared.update({f"monitor/{name}": bool for name in (*monitors.names, "any")})
     return declared
 
 
