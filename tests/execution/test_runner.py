@@ -525,3 +525,16 @@ def test_close_stops_workers_and_rejects_new_work():
     assert r.closed and _tasks.wait_until_gone(pids) == []
     with pytest.raises(RuntimeError, match="closed"):
         r.run_sync(_tasks.DictScorer(), [sample()])
+
+
+def test_quick_verdicts_settle_before_any_worker_or_key():
+    # a process scorer whose quick() decides every sample: no worker starts, no sample is keyed for dedup
+    scorer = _tasks.QuickScorer()
+    with Runner(workers=1) as r:
+        batch = r.run_sync(scorer, [Sample("5", "5")] * 3 + [Sample("7", "7")])
+        assert r._pool is None  # nothing left the event loop
+        assert [i["by"] for i in batch.infos] == ["quick"] * 4 and batch.stats["unique"] == 4
+        # undecided samples still go to a worker, once each, and do not ask quick() again there
+        mixed = r.run_sync(scorer, [Sample("5", "5"), Sample("5", "6"), Sample("5", "6")])
+    assert [i["by"] for i in mixed.infos] == ["quick", "score", "score"]
+    assert mixed.infos[2].get("dedup_of") == 1  # identical undecided samples are still de-duplicated

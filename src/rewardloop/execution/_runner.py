@@ -52,6 +52,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import copy
+import dataclasses
 import inspect
 import logging
 import math
@@ -807,7 +808,8 @@ class _Batch:
         self.cache_hits = 0
 
     async def execute(self) -> None:
-        todo, hits = self._deduplicate()
+        settled = self._quick_pass()
+        todo, hits = self._deduplicate(settled)
         for i, score in hits:
             self._finish(i, _Done(score, 0.0, 0.0))
         # Work that leaves the event loop (process, thread, async) is started first: inline scoring holds
@@ -845,14 +847,38 @@ class _Batch:
         assert all(d is not None for d in self.done)
         return self.done  # type: ignore[return-value]
 
-    def _deduplicate(self) -> tuple[list[int], list[tuple[int, Score]]]:
+    def _quick_pass(self) -> set[int]:
+        """Settle, before anything else, the samples whose ``quick()`` decides them, for scorers that would
+        otherwise run outside the event loop: one loop over cheap, bounded checks instead of a content key
+        and a task per sample (which cost more than the check). Undecided samples keep their place and go
+        to their worker without asking ``quick()`` again. Not with a result cache, which wants every verdict
+        keyed."""
+        settled: set[int] = set()
+        if self.runner._cache is not None:
+            return settled
+        undecided: dict[int, _Plan] = {}
+        for i, (plan, sample) in enumerate(zip(self.plans, self.samples, strict=True)):
+            if plan.mode in ("inline", "async") or plan.batch or not _wants_quick(plan, sample):
+                continue
+            verdict, spent = _quick(plan.scorer, sample)
+            if verdict is None:
+                self.plans[i] = undecided.setdefault(id(plan), dataclasses.replace(plan, quick=False))
+                continue
+            self._complete(i, self.runner._done(verdict, self.ctx, spent))
+            settled.add(i)
+        return settled
+
+    def _deduplicate(self, settled: set[int]) -> tuple[list[int], list[tuple[int, Score]]]:
         self.keys = [
-            sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
-            for plan, sample in zip(self.plans, self.samples, strict=True)
+            sample_key(plan.fingerprint, sample)
+            if plan.fingerprint is not None and i not in settled
+            else None
+            for i, (plan, sample) in enumerate(zip(self.plans, self.samples, strict=True))
         ]
         groups = group_duplicates(self.keys, self.runner.config.dedup, self.runner._cached)
         self.followers, self.unique, self.cache_hits = groups.followers, groups.unique, groups.cache_hits
-        return groups.todo, groups.hits  # hits are finished after this, once all their copies are known
+        todo = [i for i in groups.todo if i not in settled] if settled else groups.todo
+        return todo, groups.hits  # hits are finished after this, once all their copies are known
 
     def _chunks(self, idxs: list[int]) -> list[list[int]]:
         size = self.runner.config.batch_size
