@@ -95,7 +95,10 @@ def test_trainer_config_reads_reward_section():
             {"custom_reward_function": {"path": "f.py", "reward_kwargs": [1]}},
             "reward_kwargs must be a mapping",
         ),
-        ({"reward_kwargs": {"overlong_buffer_cfg": {"enable": True, "len": 8}}}, "max_resp_len must be provided"),
+        (
+            {"reward_kwargs": {"overlong_buffer_cfg": {"enable": True, "len": 8}}},
+            "max_resp_len must be provided",
+        ),
         (
             {"reward_kwargs": {"overlong_buffer_cfg": {"enable": True, "len": 128}, "max_resp_len": 64}},
             "max_resp_len must be larger than or equal to reward.reward_kwargs.overlong_buffer_cfg.len (64 < 128)",
