@@ -332,7 +332,7 @@ def _scorer_by_name(name: str, options: dict[str, Any], where: str) -> Scorer:
     """A registered scorer, or a ``"module:attr"`` / ``"file.py:attr"`` Scorer class (built with ``options``),
     instance or function."""
     from ..registry import load_object
-    from ..scorers._registry import SCORERS, get_scorer
+    from ..scorers._registry import SCORERS, build_scorer, get_scorer
 
     if name in SCORERS or ":" not in name:
         return get_scorer(name, **options)
@@ -340,14 +340,10 @@ def _scorer_by_name(name: str, options: dict[str, Any], where: str) -> Scorer:
         target = load_object(name)
     except (ImportError, AttributeError, OSError) as exc:
         raise ConfigError(f"{where}.scorer: could not load {name!r}: {exc}") from exc
-    if isinstance(target, type) and issubclass(target, Scorer):
-        try:
-            return target(**options)
-        except TypeError as exc:
-            raise ConfigError(f"{where}.options: bad options for {name!r}: {exc}") from exc
-    if options:
-        raise ConfigError(f"{where}: {name!r} is not a Scorer class and takes no options")
-    return as_scorer(target, name=name.rsplit(":", 1)[-1])
+    try:
+        return build_scorer(target, options, name.rsplit(":", 1)[-1])
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
 
 
 def composite_from_config(

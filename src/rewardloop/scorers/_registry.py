@@ -84,14 +84,18 @@ def get_scorer(name: str, **options: Any) -> Scorer:
 
 
 def _build(name: str, options: Mapping[str, Any]) -> Scorer:
-    target = SCORERS.get(name)
+    return build_scorer(SCORERS.get(name), options, name)
+
+
+def build_scorer(target: Any, options: Mapping[str, Any], name: str) -> Scorer:
+    """A Scorer class built with ``options``, or an instance / function adapted as it is (no options)."""
     if isinstance(target, type) and issubclass(target, Scorer):
         try:
             return target(**options)
         except TypeError as exc:
             raise ConfigError(f"bad options for scorer {name!r}: {exc}") from exc
     if options:
-        raise ConfigError(f"scorer {name!r} is registered as an instance/function and takes no options")
+        raise ConfigError(f"scorer {name!r} is an instance/function and takes no options")
     return as_scorer(target, name=name)
 
 

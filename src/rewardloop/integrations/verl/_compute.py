@@ -200,6 +200,13 @@ def _cfg_get(cfg: Any, key: str, default: Any = None) -> Any:
     return getattr(cfg, key, default)
 
 
+def config_path(cfg: Any, *keys: str) -> Any:
+    """``cfg.a.b.c`` of a trainer config (dict, OmegaConf node or object), None where any step is missing."""
+    for key in keys:
+        cfg = _cfg_get(cfg, key)
+    return cfg
+
+
 def get_custom_reward_fn(config: Any) -> Callable[..., Any] | None:
     """verl's ``get_custom_reward_fn(config)``: the configured custom function, or None when no path is set.
 

@@ -114,26 +114,32 @@ def _lengths(data: Any, mask: Any, width: int) -> Any:
     return exact.clamp(min=0, max=width).to(lengths_t.dtype)
 
 
-def _valid_ids(responses: Any, lengths_t: Any, lengths: list[int]) -> list[list[int]]:
-    """Each row's first ``length`` ids as a list of ints.
-
-    Through a numpy view of the (CPU) tensor, one small ``tolist`` per row: 3.5x faster than a boolean-mask
-    gather plus one big ``tolist`` (``bench/managers_vs_verl.py``), which remains the fallback.
-    """
+def _numpy_view(responses: Any) -> Any:
+    """The (CPU) ids as a numpy array, or None without numpy or for a dtype numpy lacks."""
     try:
-        array = responses.detach().cpu().numpy()
-    except (RuntimeError, TypeError, ImportError):  # no numpy, or a dtype numpy lacks
-        import torch
+        return responses.detach().cpu().numpy()
+    except (RuntimeError, TypeError, ImportError):
+        return None
 
-        width = responses.shape[-1]
-        keep = torch.arange(width, device=responses.device).unsqueeze(0) < lengths_t.unsqueeze(1)
-        flat = responses[keep].tolist()
-        rows, start = [], 0
-        for n in lengths:
-            rows.append(flat[start : start + int(n)])
-            start += int(n)
-        return rows
-    return [array[i, : int(n)].tolist() for i, n in enumerate(lengths)]
+
+def _id_rows(array: Any, lengths: list[int], start: int, stop: int) -> list[list[int]]:
+    """Rows ``start:stop``, each cut to its length: one small ``tolist`` per row of the numpy view, 3.5x faster
+    than a boolean-mask gather plus one big ``tolist`` (``bench/managers_vs_verl.py``)."""
+    return [array[i, : int(lengths[i])].tolist() for i in range(start, stop)]
+
+
+def _valid_ids_torch(responses: Any, lengths_t: Any, lengths: list[int]) -> list[list[int]]:
+    """Each row's first ``length`` ids, without numpy: a boolean-mask gather and one ``tolist``."""
+    import torch
+
+    width = responses.shape[-1]
+    keep = torch.arange(width, device=responses.device).unsqueeze(0) < lengths_t.unsqueeze(1)
+    flat = responses[keep].tolist()
+    rows, start = [], 0
+    for n in lengths:
+        rows.append(flat[start : start + int(n)])
+        start += int(n)
+    return rows
 
 
 _PIPELINE_ROWS = 128  # rows per decode call when list conversion and decoding overlap
@@ -146,20 +152,18 @@ def _decode_valid(tokenizer: Any, responses: Any, lengths_t: Any, lengths: list[
     in a helper thread (it releases the GIL), this thread turns the next chunk's ids into lists, so converting
     costs almost nothing next to decoding (``bench/managers_vs_verl.py``). Texts are identical either way.
     """
+    array = _numpy_view(responses)
+    if array is None:
+        return decode_rows(tokenizer, _valid_ids_torch(responses, lengths_t, lengths))
     backend = _exact_backend(tokenizer)
     if backend is None or len(lengths) < 2 * _PIPELINE_ROWS:
-        return decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
-    try:
-        array = responses.detach().cpu().numpy()
-    except (RuntimeError, TypeError, ImportError):
-        return decode_rows(tokenizer, _valid_ids(responses, lengths_t, lengths))
+        return decode_rows(tokenizer, _id_rows(array, lengths, 0, len(lengths)))
     from concurrent.futures import ThreadPoolExecutor
 
     futures = []
     with ThreadPoolExecutor(1, thread_name_prefix="rewardloop-decode") as pool:
         for start in range(0, len(lengths), _PIPELINE_ROWS):
-            stop = min(len(lengths), start + _PIPELINE_ROWS)
-            ids = [array[i, : int(lengths[i])].tolist() for i in range(start, stop)]
+            ids = _id_rows(array, lengths, start, min(len(lengths), start + _PIPELINE_ROWS))
             futures.append(pool.submit(backend.decode_batch, ids, skip_special_tokens=True))
         return [text for future in futures for text in future.result()]
 

@@ -22,6 +22,7 @@ from ..._loader import load_extern_module, load_extern_object
 from ...config import RewardConfig, load_reward_config
 from ...errors import ConfigError
 from ...scorers._custom import load_custom_function
+from ._compute import config_path
 from ._data import extra_info_columns, has_rm_scores
 from ._managers import AbstractRewardManager, RewardManagerBase, get_reward_manager_cls
 
@@ -105,17 +106,6 @@ def _has_classic(cfg: RewardConfig) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _experiment_name(config: Any) -> Any:
-    trainer = config.get("trainer") if isinstance(config, Mapping) else getattr(config, "trainer", None)
-    if trainer is None or isinstance(config, RewardConfig):
-        return None
-    return (
-        trainer.get("experiment_name")
-        if isinstance(trainer, Mapping)
-        else getattr(trainer, "experiment_name", None)
-    )
 
 
 def _is_ours(cls: type) -> bool:
@@ -261,7 +251,7 @@ class RewardLoopManager:
             if cfg.get(key) is not None:
                 cfg[key] = cfg[key] / n
         cfg["max_concurrent"] = max(1, -(-cfg["max_concurrent"] // n))
-        experiment = _experiment_name(self.config)
+        experiment = config_path(self.config, "trainer", "experiment_name")
         actor_cfg = {"reward": cfg, "trainer": {"experiment_name": experiment}} if experiment else cfg
         return [
             cls.options(name=f"reward_loop_worker_{i}_{random.getrandbits(32):08x}").remote(

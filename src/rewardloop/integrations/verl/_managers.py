@@ -37,6 +37,7 @@ from ...managers._tensors import response_lengths
 from ...scorers._base import Scorer, coerce_score
 from ...scorers._custom import CustomFunctionScorer
 from ...types import Sample, Score, ScoreBatch, Status
+from ._compute import config_path
 from ._data import (
     ExtraInfoSchema,
     ReadBatch,
@@ -638,22 +639,14 @@ class LoopGDPORewardManager(_Loop):
     separately: those keys, read from a trainer config, are in every sample's extra info as floats."""
 
     def _metadata(self, config: Any) -> dict[str, Any]:
-        trainer = _cfg_section(config, "trainer")
-        name = _cfg_section(trainer, "experiment_name") if trainer is not None else None
+        name = config_path(config, "trainer", "experiment_name")
         return {} if name is None else {"experiment_name": name}
 
 
 def _rollout_n(config: Any) -> int | None:
     """The trainer config's ``actor_rollout_ref.rollout.n`` (responses per prompt), None when absent."""
-    rollout = _cfg_section(_cfg_section(config, "actor_rollout_ref"), "rollout")
-    n = _cfg_section(rollout, "n") if rollout is not None else None
+    n = config_path(config, "actor_rollout_ref", "rollout", "n")
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
-
-
-def _cfg_section(cfg: Any, key: str) -> Any:
-    if isinstance(cfg, Mapping):
-        return cfg.get(key)
-    return getattr(cfg, key, None) if cfg is not None and not isinstance(cfg, RewardConfig) else None
 
 
 @register("remote")
