@@ -19,8 +19,12 @@ Graders, on the same samples in the same run:
 * ``math_equiv`` (ours, defaults) and ``math_verify`` (our Math-Verify scorer: verl's way of calling
   Math-Verify) through ``Runner(workers=2)``: each ``quick()`` settles what it can inline, the rest goes to
   two worker processes. Throughput = samples / wall time of one pass on a fresh runner whose workers were
-  warmed on other samples (per-process caches start empty, the parent's are cleared), median of
-  ``--rounds`` alternating passes; ``exec_p99_ms`` = the runner's p99 of the time samples spent executing
+  warmed on other samples (per-process caches start empty, the parent's are cleared). A round is
+  ``--passes`` alternating passes of both graders and counts the best pass of each (the usual filter for
+  noise on a shared machine: a pass of ours lasts ~30 ms, so one scheduling hiccup of the VM can halve it,
+  while Math-Verify's ~0.4 s pass averages hiccups out); the ratio is the median over ``--rounds`` rounds.
+  ``vs_math_verify_pooled`` is the same ratio over every pass (samples / total wall time), unfiltered.
+  ``exec_p99_ms`` = the runner's p99 of the time samples spent executing
   in a worker (``latency_p99_ms``, from the batch's start, includes queueing behind the rest of the batch).
   ``sequential_p99_ms``: p99 of ``quick() or score()`` per sample, one process, after ``warm_up()``.
 * verl 0.9.1's ``math_reward``, ``math_dapo`` and ``prime_math`` (run in ``.venv-verl`` by
@@ -229,7 +233,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default="qwen25_math_cot,gsm8k_gpt3")
     parser.add_argument("--skip-verl", action="store_true")
-    parser.add_argument("--rounds", type=int, default=3, help="passes of each of ours (median reported)")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="rounds of ours vs Math-Verify (median reported)"
+    )
+    parser.add_argument(
+        "--passes", type=int, default=3, help="alternating passes per round (the best counts)"
+    )
     parser.add_argument("--verl-timeout", type=float, default=10.0)
     parser.add_argument("--output", default=str(RESULTS / "real_outputs.json"))
     parser.add_argument("--dump", default=None, help="write disagreements with the labels to this folder")
@@ -253,13 +262,26 @@ def main() -> int:
         graders: dict[str, Any] = {}
         passes: dict[str, list[dict[str, Any]]] = {"math_equiv": [], "math_verify": []}
         for _ in range(args.rounds):  # alternating, each pass on fresh workers and cleared caches
-            for g in passes:
-                passes[g].append(run_ours(g, rows))
+            tries: dict[str, list[dict[str, Any]]] = {g: [] for g in passes}
+            for _ in range(args.passes):
+                for g in passes:
+                    tries[g].append(run_ours(g, rows))
+            for g in passes:  # a round's figure: the best of its passes, the same for both graders
+                passes[g].append({**max(tries[g], key=lambda r: r["samples_per_s"]), "tries": tries[g]})
                 print(f"  {g}: {passes[g][-1]['samples_per_s']:.0f}/s", file=sys.stderr)
         for g, runs in passes.items():
             med = sorted(runs, key=lambda r: r["samples_per_s"])[len(runs) // 2]
-            graders[g] = {**med, "passes_samples_per_s": [round(r["samples_per_s"], 1) for r in runs]}
-            graders[g]["what"] += f", median of {len(runs)} passes"
+            every = [t for r in runs for t in r["tries"]]
+            graders[g] = {
+                **{k: v for k, v in med.items() if k != "tries"},
+                "passes_samples_per_s": [round(r["samples_per_s"], 1) for r in runs],
+                "all_passes_samples_per_s": [round(t["samples_per_s"], 1) for t in every],
+                # every pass of every round pooled: samples over total wall time
+                "pooled_samples_per_s": round(len(rows) * len(every) / sum(t["wall_s"] for t in every), 1),
+            }
+            graders[g]["what"] += (
+                f", median of {len(runs)} rounds (each the best of {args.passes} alternating passes)"
+            )
             graders[g].update(sequential_ms(g, rows))
         with tempfile.TemporaryDirectory() as tmp:
             for v in VERL_SCORERS:
@@ -288,6 +310,9 @@ def main() -> int:
         ratios = [a["samples_per_s"] / b["samples_per_s"] for a, b in zip(*passes.values(), strict=True)]
         summary["math_equiv"]["vs_math_verify_per_round"] = [round(r, 2) for r in ratios]
         summary["math_equiv"]["vs_math_verify_throughput"] = round(sorted(ratios)[len(ratios) // 2], 2)
+        summary["math_equiv"]["vs_math_verify_pooled"] = round(
+            summary["math_equiv"]["pooled_samples_per_s"] / summary["math_verify"]["pooled_samples_per_s"], 2
+        )
         report["datasets"][name] = {
             "n": len(rows),
             "labels_true": sum(r["label"] for r in rows),
@@ -329,8 +354,11 @@ def table(report: dict[str, Any]) -> str:
         base = d["graders"].get("math_verify", {}).get("samples_per_s")
         rounds = d["graders"]["math_equiv"].get("vs_math_verify_per_round")
         if rounds:
+            pooled = d["graders"]["math_equiv"].get("vs_math_verify_pooled")
             lines.insert(
-                -3, f"math_equiv / Math-Verify throughput per round: {', '.join(f'{r}x' for r in rounds)}"
+                -3,
+                f"math_equiv / Math-Verify throughput per round: {', '.join(f'{r}x' for r in rounds)}"
+                f" (every pass pooled: {pooled}x)",
             )
         for g, r in d["graders"].items():
             if "skipped" in r:

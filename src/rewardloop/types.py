@@ -78,13 +78,23 @@ class Score:
     info: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "status", Status(self.status))
-        if self.value is not None:
+        # every score of every sample passes here: the type checks skip conversions that would change nothing
+        if type(self.status) is not Status:
+            object.__setattr__(self, "status", Status(self.status))
+        if self.value is not None and type(self.value) is not float:
             object.__setattr__(self, "value", float(self.value))
-        object.__setattr__(self, "metrics", dict(self.metrics or {}))
-        object.__setattr__(self, "info", dict(self.info or {}))
+        object.__setattr__(self, "metrics", dict(self.metrics) if self.metrics else {})
+        object.__setattr__(self, "info", dict(self.info) if self.info else {})
         if self.status is Status.OK and self.value is None:
             raise ValueError("a Score with status 'ok' needs a value")
+
+    @classmethod
+    def _ok(cls, value: float, metrics: dict[str, Any], info: dict[str, Any]) -> Score:
+        """An ``ok`` score without the checks and copies of ``__init__``, for a scorer's hot path: ``value``
+        must be a float and both dicts new ones the caller never touches again."""
+        score = object.__new__(cls)
+        score.__dict__.update(value=value, status=Status.OK, metrics=metrics, info=info)
+        return score
 
     @property
     def ok(self) -> bool:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pickle
+import random
+import re
 
 import pytest
 
 from rewardloop.errors import ConfigError
+from rewardloop.scorers import _equiv_extract as X
 from rewardloop.scorers._equiv_extract import extract_answers, is_placeholder
 from rewardloop.scorers._equiv_norm import exact_number, float_value, normalize
 from rewardloop.scorers._registry import get_scorer
@@ -525,3 +528,65 @@ def test_the_last_answer_phrase_is_found_outside_the_searched_tail_too():
     assert extract_answers(text).answers == ("7",)
     text = "The answer is 7.\n" + "filler " * 400 + "\nThe answer is 8."
     assert extract_answers(text).answers == ("8",)
+
+
+def test_box_bodies_match_a_full_brace_map_on_random_latex():
+    # the scanner's shortcut for simple boxes ("{420}") must find the same closing brace as a map of every
+    # brace pair built in one pass (escaped braces, nesting, unclosed boxes, spaces before the brace)
+    box_start = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")  # what a box command is, as a regex
+    rng = random.Random(7)
+    pieces = [
+        "\\boxed",
+        "\\boxed ",
+        "\\fbox",
+        "\\boxedx",
+        "\\fboxé",
+        "{",
+        "}",
+        "\\{",
+        "\\}",
+        "\\\\",
+        "\\frac",
+        "1",
+    ]
+    pieces += ["x", " ", "$", "\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        full = X._closers(text)
+        expected = []
+        end_of_last = -1
+        for m in box_start.finditer(text):
+            if m.start() < end_of_last:
+                continue
+            content, end = X._box_body(text, m.end(), full)
+            if content is not None and content.strip():
+                expected.append((content.strip(), (m.start(), end)))
+                end_of_last = end
+        assert X._all_boxes(text) == expected, text
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\nFinal Answer: The final answer is $12$.",
+        "\nANSWER: 12",
+        "\n#### 12",
+        "\nA: 12",
+        "\nThe answer is \\(12\\).",
+    ],
+)
+def test_an_answer_phrase_after_the_last_box_is_still_read(tail):
+    # the phrase after the last box is the final answer (the box was an intermediate result)
+    response = "First $\\boxed{3}$ apples, then 3 * 4 = 12 in all, counting every basket again." + tail
+    assert extract_answers(response).answers[-1].strip("$\\()") == "12"
+    assert MathEquivScorer().quick(Sample(response=response, ground_truth="12")).value == 1.0
+
+
+def test_the_hot_path_score_is_a_plain_score():
+    from rewardloop.types import Score, Status
+
+    fast = Score._ok(1.0, {"acc": True}, {"stage": "exact"})
+    assert fast == Score(1.0, metrics={"acc": True}, info={"stage": "exact"})
+    assert fast.status is Status.OK and fast.ok and pickle.loads(pickle.dumps(fast)) == fast
+    got = MathEquivScorer().quick(Sample(response="\\boxed{4}", ground_truth="4"))
+    assert type(got.value) is float and got == Score(got.value, metrics=got.metrics, info=got.info)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._latex import _BRACE_EVENTS
 
@@ -63,8 +63,7 @@ _PHRASE_TAIL = 2048  # characters searched first for the last answer phrase
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n")
 
 
-@dataclass(frozen=True)
-class Extraction:
+class Extraction(NamedTuple):
     """Candidate answers in order of appearance, how they were found, and where (``spans``, for boxes)."""
 
     answers: tuple[str, ...]
@@ -85,7 +84,8 @@ def extract_answers(response: str) -> Extraction:
             after[0]
         ):  # "\\boxed{255} ... Final Answer: The final answer is $10,455$"
             boxes.append(after)
-        return Extraction(tuple(b for b, _ in boxes), "boxed", tuple(s for _, s in boxes), text)
+        answers, spans = zip(*boxes, strict=True)
+        return Extraction(answers, "boxed", spans, text)
     tags = [(m.group(1).strip(), m.span()) for m in _TAG.finditer(text) if m.group(1).strip()]
     if tags:
         return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text)
@@ -135,6 +135,11 @@ class _LocalClosers:
     def get(self, open_idx: int) -> int | None:
         if self.full is not None:
             return self.full.get(open_idx)
+        close = self.text.find("}", open_idx + 1)
+        inner = self.text[open_idx + 1 : close] if close >= 0 else "{"
+        if "{" not in inner and "\\" not in inner:
+            self.budget -= close + 1 - open_idx  # "{420}": nothing between the braces opens or escapes one
+            return close
         depth = 0
         for m in _BRACE_EVENTS.finditer(self.text, open_idx):
             ch = m.group()
@@ -152,6 +157,9 @@ class _LocalClosers:
 
 
 def _box_body(text: str, j: int, closers: _LocalClosers | dict[int, int]) -> tuple[str | None, int]:
+    if text.startswith("{", j):  # the common "\\boxed{...}"
+        close = closers.get(j)
+        return (None, j) if close is None else (text[j + 1 : close], close + 1)
     k = j
     while k < len(text) and text[k] in " \t":
         k += 1
@@ -176,8 +184,13 @@ def _last_phrase_answer(text: str) -> str | None:
     return None if found is None else found[0]
 
 
+_ANSWER_WORD = re.compile("answer", re.IGNORECASE)
+
+
 def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     """The answer of the last answer phrase at or after ``start``, and its span."""
+    if text.find(":", start) < 0 and text.find("#", start) < 0 and not _ANSWER_WORD.search(text, start):
+        return None  # every phrase has "answer", "####" or "A:" in it (the common text after a box)
     last = None
     # the last match lies in the tail when the tail has one (``^`` only matches at real line starts)
     for begin in dict.fromkeys((max(start, len(text) - _PHRASE_TAIL), start)):
@@ -238,11 +251,14 @@ _PLACEHOLDER_WORDS = re.compile(
 )
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def is_placeholder(content: str) -> bool:
     """Whether a box's content is a placeholder: blank once ``\\phantom{}``, ``\\square``, dots, spacing and
     underscores are removed (``\\boxed{\\phantom{2}}``, ``\\boxed{\\;}``, ``\\boxed{?}``), or the word for an
     answer (``\\boxed{Your answer}``, ``\\boxed{\\text{answer}}``, ``\\boxed{<answer>}``, ``\\boxed{[answer]}``)."""
-    if "phantom" not in content and re.search(r"\d", content):
+    if "phantom" not in content and _DIGIT.search(content):
         return False  # a digit outside \\phantom survives every removal below; no placeholder word has one
     s = _PHANTOM.sub("", content)
     s = _TEXT_WRAP.sub(r"\1", s)
@@ -273,8 +289,7 @@ def _prompt_text(prompt: object) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     """The final answer(s) :func:`select_final` chose, and what it set aside and why."""
 
     answers: tuple[str, ...]  # distinct final answers (more than one is a hedge)

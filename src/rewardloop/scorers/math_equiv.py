@@ -149,7 +149,7 @@ def judge(
         verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
         return verdict
     answers = list(chosen.answers)
-    if len(answers) == 1 and any(answers[0].strip() == g.strip() for g in golds):
+    if len(answers) == 1 and _exact(answers[0], golds):
         verdict.value, verdict.stage, verdict.per_answer = 1.0, "exact", [True]
         return verdict  # the common case, settled before any normalisation
     gold_norm = [normalize(g) for g in golds]
@@ -165,6 +165,14 @@ def judge(
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+def _exact(answer: str, golds: Sequence[str]) -> bool:
+    answer = answer.strip()
+    for g in golds:  # noqa: SIM110 - a loop: any() over a generator costs more than the compare
+        if answer == g.strip():
+            return True
+    return False
 
 
 def _gold_has_items(gold_norm: Sequence[str], n: int) -> bool:
@@ -185,7 +193,7 @@ def _one_answer(
     symbolic: bool,
     clock: _Clock,
 ) -> tuple[bool | None, str]:
-    if any(raw.strip() == g.strip() for g in golds):
+    if _exact(raw, golds):
         return True, "exact"
     if any(norm == g for g in gold_norm if g):
         return True, "normalized"
@@ -719,7 +727,8 @@ class MathEquivScorer(Scorer):
         )
         if verdict.value is None:
             return None
-        return Score(value=verdict.value, metrics={"acc": verdict.value == 1.0}, info=verdict.info())
+        value = float(verdict.value)
+        return Score._ok(value, {"acc": value == 1.0}, verdict.info())
 
     def __repr__(self) -> str:
         return (
