@@ -22,11 +22,14 @@ from functools import lru_cache
 
 __all__ = [
     "MAX_ANSWER_CHARS",
+    "Interval",
     "Node",
     "exact_number",
     "float_value",
+    "linear_form",
     "normalize",
     "parse_structure",
+    "solve_inequality",
     "split_top",
 ]
 
@@ -69,7 +72,12 @@ _UNIT_WORDS = (
 # a unit is only removed when separated from the value by a space (so that "2h" stays a product)
 _TRAILING_UNITS = re.compile(rf"(?<=[\d\}})])\s+(?:{_UNIT_WORDS})(?:\s*\^\s*\{{?[23]\}}?)?\s*$", re.I)
 _INF = re.compile(r"\\inf(?!ty)\b|(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])")
-_OR_AND = re.compile(r"\s+(?:or|and)\s+|(?<=\))(?:or|and)(?=\()|\\(?:text|mbox)\{\s*(?:or|and)\s*\}")
+# "or"/"and" between two answers: spaced, or unspaced after a value and before the next one ("1orW(x)=-1",
+# "x=1orx=-1", "(1,2)or(3,4)"); never inside a word ("10orders")
+_OR_AND = re.compile(
+    r"\s+(?:or|and)\s+|(?<=[\d)\]}])(?:or|and)(?=[-+\d(A-Z\\]|[a-z](?![a-z]))"
+    r"|\\(?:text|mbox)\{\s*(?:or|and)\s*\}"
+)
 _LEADING_UNIT_WORD = re.compile(r"^(?:\\\$|\$|USD\s*)")
 _SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
@@ -202,8 +210,8 @@ def _unwrap(s: str) -> str:
         if m is None:
             return s
         close = _matching(s, m.end() - 1)
-        if close is None:
-            return s
+        if close is None:  # "\\boxed{5" (a truncated or mis-escaped gold): drop the opener only
+            return s[m.end() :] if m.start() == 0 else s
         s = s[: m.start()] + s[m.end() : close] + s[close + 1 :]
     return s
 
@@ -318,9 +326,11 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
             parts = [p for p in split_top(s, sep) if p.strip()]
             return Node("list", s, tuple(parse_structure(p, depth=depth + 1) for p in parts))
     if "=" in s and "\\le" not in s and "\\ge" not in s and not _INEQ.search(s):
-        sides = s.split("=")  # "x = 5 + 5 + 1 = 11" states x = 11: a chain keeps its ends
+        # "x = 5 + 5 + 1 = 11" states x = 11: a chain keeps its ends; an "=" inside brackets
+        # (a subscript: "\\sum_{k=0}^{n}") is no equation's
+        sides = split_top(s, "=")
         lhs, rhs = sides[0], sides[-1]
-        if all(side.strip() for side in sides):
+        if len(sides) >= 2 and all(side.strip() for side in sides):
             left = parse_structure(lhs, depth=depth + 1)
             right = parse_structure(rhs, depth=depth + 1)
             return Node("eq", s, (left, right))
@@ -518,3 +528,236 @@ def _group(t: list[str]) -> tuple[float, list[str]]:
     if not t or t[0] != "{":
         raise _NotArithmetic
     return _atom(t)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# one-variable linear inequalities, solved exactly
+
+#: an interval of the real line: (low, low closed, high, high closed); an infinite end is open
+Interval = tuple[Fraction | float, bool, Fraction | float, bool]
+
+_GREEK_VARS = (
+    "alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|rho|sigma|"
+    "tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Sigma|Phi|Psi|Omega"
+)  # not \pi: a constant
+_SUBSCRIPT = r"(?:_(?:\{\w{1,3}\}|\w))?"
+_LIN_TOKEN = re.compile(
+    rf"\s*(?:(\d+(?:\.\d+)?|\.\d+)|((?:[A-Za-z]|\\(?:{_GREEK_VARS})(?![A-Za-z])){_SUBSCRIPT})"
+    r"|(\\frac(?![A-Za-z])|\\cdot(?![A-Za-z])|\\times(?![A-Za-z])|[-+*/(){}]))"
+)
+_CONSTANT_LETTERS = frozenset("ei")  # Euler's number and the imaginary unit, never an unknown
+_MAX_LINEAR_CHARS = 120
+_Form = dict[str, Fraction]  # variable -> coefficient; "" -> the constant term
+
+
+class _NotLinear(Exception):
+    pass
+
+
+@lru_cache(maxsize=2048)
+def _linear_tokens(text: str) -> tuple[tuple[str, str], ...] | None:
+    if not text or len(text) > _MAX_LINEAR_CHARS:
+        return None
+    tokens, pos = [], 0
+    while pos < len(text):
+        m = _LIN_TOKEN.match(text, pos)
+        if m is None:
+            return None if text[pos:].strip() else tuple(tokens)
+        number, name, op = m.groups()
+        if name is not None and name in _CONSTANT_LETTERS:
+            return None
+        tokens.append(("n", number) if number else ("v", name) if name else ("o", op))
+        pos = m.end()
+    return tuple(tokens)
+
+
+def linear_form(text: str) -> _Form | None:
+    """``text`` read as ``a1 x1 + ... + c`` with rational coefficients (zero terms dropped), or None.
+
+    Numbers, single-letter or Greek variables (with a subscript), ``+ - * / \\cdot \\times``, brackets,
+    ``\\frac{}{}`` and implicit products; a product of two unknowns, a division by an unknown, a power or
+    any other command (``\\sqrt``, ``\\pi``, ``|x|``) is not linear: None.
+    """
+    tokens = _linear_tokens(text.strip()) if isinstance(text, str) else None
+    if not tokens:
+        return None
+    try:
+        form, rest = _lin_sum(list(tokens))
+    except (_NotLinear, ZeroDivisionError, ValueError):
+        return None
+    if rest:
+        return None
+    return {k: v for k, v in form.items() if v != 0}
+
+
+def _lin_sum(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
+    form, t = _lin_product(t)
+    while t and t[0] in (("o", "+"), ("o", "-")):
+        sign = 1 if t[0][1] == "+" else -1
+        rhs, t = _lin_product(t[1:])
+        for k, v in rhs.items():
+            form[k] = form.get(k, Fraction(0)) + sign * v
+    return form, t
+
+
+def _lin_product(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
+    form, t = _lin_unary(t)
+    while t:
+        kind, tok = t[0]
+        if kind == "o" and tok in ("*", "/", "\\cdot", "\\times"):
+            rhs, t = _lin_unary(t[1:])
+            form = _lin_divide(form, rhs) if tok == "/" else _lin_multiply(form, rhs)
+        elif kind in ("n", "v") or tok in ("(", "{", "\\frac"):  # an implicit product: 2x, 3(x-1)
+            rhs, t = _lin_atom(t)
+            form = _lin_multiply(form, rhs)
+        else:
+            break
+    return form, t
+
+
+def _lin_unary(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
+    if t and t[0] in (("o", "+"), ("o", "-")):
+        form, rest = _lin_unary(t[1:])
+        return ({k: -v for k, v in form.items()} if t[0][1] == "-" else form), rest
+    return _lin_atom(t)
+
+
+def _lin_atom(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
+    if not t:
+        raise _NotLinear
+    (kind, tok), rest = t[0], t[1:]
+    if kind == "n":
+        return {"": Fraction(tok)}, rest
+    if kind == "v":
+        return {tok: Fraction(1)}, rest
+    if tok in ("(", "{"):
+        form, rest = _lin_sum(rest)
+        if not rest or rest[0] != ("o", ")" if tok == "(" else "}"):
+            raise _NotLinear
+        return form, rest[1:]
+    if tok == "\\frac":
+        num, rest = _lin_braced(rest)
+        den, rest = _lin_braced(rest)
+        return _lin_divide(num, den), rest
+    raise _NotLinear
+
+
+def _lin_braced(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
+    if not t or t[0] != ("o", "{"):
+        raise _NotLinear
+    return _lin_atom(t)
+
+
+def _is_constant(form: _Form) -> bool:
+    return all(k == "" for k in form)
+
+
+def _lin_multiply(a: _Form, b: _Form) -> _Form:
+    if not _is_constant(a) and not _is_constant(b):
+        raise _NotLinear  # x * x
+    if not _is_constant(a):
+        a, b = b, a
+    c = a.get("", Fraction(0))
+    return {k: c * v for k, v in b.items()}
+
+
+def _lin_divide(a: _Form, b: _Form) -> _Form:
+    if not _is_constant(b):
+        raise _NotLinear  # 1 / x
+    return {k: v / b.get("", Fraction(0)) for k, v in a.items()}
+
+
+_REL_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_ABS = re.compile(r"^\|([^|]+)\|$")
+
+
+def solve_inequality(sides: list[str], ops: list[str]) -> tuple[str, tuple[Interval, ...]] | None:
+    """The one variable of a linear inequality and its solution set, exactly; None when not that.
+
+    ``sides``/``ops`` are an inequality split at its relations (``ops`` from ``< <= > >=``): ``a x + b REL
+    c`` (the unknown on either or both sides), a chain ``lo REL m REL hi`` with ``m`` linear and both ends
+    rational, or the same with ``m = |a x + b|`` (``|x - 3| < 2``, ``1 \\le |z| \\le 3/2``): the solution is
+    one interval or a union of two, sorted. Anything non-linear, with two unknowns, or with an empty
+    solution set gives None.
+    """
+    if len(sides) != len(ops) + 1 or not 1 <= len(ops) <= 2 or any(o not in _REL_FLIP for o in ops):
+        return None
+    if len(ops) == 2:
+        if ops[0][0] != ops[1][0]:
+            return None  # "1 < x > 0" is not a chain
+        if ops[0][0] == ">":  # a > m > b is b < m < a
+            sides, ops = sides[::-1], [_REL_FLIP[o] for o in ops[::-1]]
+        lo, hi = _rational(sides[0]), _rational(sides[2])
+        if lo is None or hi is None:
+            return None
+        return _preimage(sides[1], (lo, ops[0] == "<=", hi, ops[1] == "<="))
+    left, right, op = sides[0], sides[1], ops[0]
+    if _ABS.match(right.strip()) and not _ABS.match(left.strip()):
+        left, right, op = right, left, _REL_FLIP[op]
+    if _ABS.match(left.strip()):
+        bound = _rational(right)
+        return None if bound is None else _preimage(left, _ray(op, bound))
+    a, b = linear_form(left), linear_form(right)
+    if a is None or b is None:
+        return None
+    diff = dict(a)
+    for k, v in b.items():
+        diff[k] = diff.get(k, Fraction(0)) - v
+    return _solve_form({k: v for k, v in diff.items() if v != 0}, [_ray(op, Fraction(0))])
+
+
+def _rational(text: str) -> Fraction | None:
+    form = linear_form(text)
+    if form is None or not _is_constant(form):
+        return None
+    return form.get("", Fraction(0))
+
+
+def _ray(op: str, c: Fraction) -> Interval:
+    if op in ("<", "<="):
+        return (-math.inf, False, c, op == "<=")
+    return (c, op == ">=", math.inf, False)
+
+
+def _preimage(middle: str, bound: Interval) -> tuple[str, tuple[Interval, ...]] | None:
+    """Where ``middle`` (linear, or ``|linear|``) lies in ``bound``."""
+    m = _ABS.match(middle.strip())
+    if m is None:
+        form = linear_form(middle)
+        return None if form is None else _solve_form(form, [bound])
+    form = linear_form(m.group(1))
+    half = _intersect(
+        bound, (Fraction(0), True, math.inf, False)
+    )  # |u| in I: u in J or -J, J = I and [0, oo)
+    if form is None or half is None:
+        return None
+    lo, lo_closed, hi, hi_closed = half
+    mirrored = (-hi, hi_closed, -lo, lo_closed)
+    if mirrored[2] > lo or (mirrored[2] == lo and (lo_closed or mirrored[3])):
+        return _solve_form(form, [(mirrored[0], mirrored[1], hi, hi_closed)])  # they meet at 0
+    return _solve_form(form, [mirrored, half])
+
+
+def _intersect(a: Interval, b: Interval) -> Interval | None:
+    lo, lo_closed = max((a[0], not a[1]), (b[0], not b[1]))
+    hi, hi_closed = min((a[2], a[3]), (b[2], b[3]))
+    lo_closed = not lo_closed
+    if lo > hi or (lo == hi and not (lo_closed and hi_closed)):
+        return None
+    return (lo, lo_closed, hi, hi_closed)
+
+
+def _solve_form(form: _Form, bounds: list[Interval]) -> tuple[str, tuple[Interval, ...]] | None:
+    """``k x + c`` in each of ``bounds`` (disjoint, sorted), solved for the one unknown ``x``."""
+    unknowns = [name for name in form if name]
+    if len(unknowns) != 1:
+        return None
+    (name,) = unknowns
+    k, c = form[name], form.get("", Fraction(0))
+    out = []
+    for lo, lo_closed, hi, hi_closed in bounds:
+        if lo > hi or (lo == hi and not (lo_closed and hi_closed)):
+            return None
+        a, b = (lo - c) / k, (hi - c) / k
+        out.append((a, lo_closed, b, hi_closed) if k > 0 else (b, hi_closed, a, lo_closed))
+    return name, tuple(sorted(out, key=lambda iv: (iv[0], not iv[1])))

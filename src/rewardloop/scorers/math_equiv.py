@@ -44,6 +44,7 @@ Ground truths that are not a non-empty string, a number, or a list of those are 
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import re
 import time
@@ -63,7 +64,7 @@ from ._equiv_extract import (
     prompt_templates,
     select_final,
 )
-from ._equiv_norm import Node, float_value, normalize, parse_structure
+from ._equiv_norm import Node, float_value, normalize, parse_structure, solve_inequality, split_top
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
 
@@ -297,6 +298,9 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equal(*single, rel_tol, leaf)
     if g.kind == "ineq" or p.kind == "ineq":
         return _equal_ineq(g, p, rel_tol, leaf)
+    solutions = _solutions_pair(g, p)
+    if solutions is not None:  # "p=5,q=2;p=7,q=2" is the list of pairs "(5,2),(7,2)"
+        return _equal(*solutions, rel_tol, leaf)
     if g.kind in ("set", "list") and p.kind in ("set", "list"):
         return _unordered(g.items, p.items, rel_tol, leaf)
     if g.kind == "tuple" and p.kind == "tuple":
@@ -318,6 +322,64 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     if {g.kind, p.kind} <= {"number", "expr"}:
         return _leaf(g, p, rel_tol, leaf)
     return False
+
+
+def _solutions_pair(g: Node, p: Node) -> tuple[Node, Node] | None:
+    """``(g, p)`` with assignment lists read as tuples, when that is what the other side is written as.
+
+    Both sides assignment lists, or one of them and the other a tuple or a list of tuples; else None
+    (``x=1, y=2`` against ``1, 2`` or against ``y=2, x=1`` is compared as written).
+    """
+    gs = _solutions(g.text) if g.kind == "list" else None
+    ps = _solutions(p.text) if p.kind == "list" else None
+    if gs is not None and ps is not None:
+        return gs, ps
+    if gs is not None and _tuples(p):
+        return gs, p
+    if ps is not None and _tuples(g):
+        return g, ps
+    return None
+
+
+def _tuples(node: Node) -> bool:
+    if node.kind == "tuple":
+        return True
+    return node.kind in ("list", "set") and bool(node.items) and all(k.kind == "tuple" for k in node.items)
+
+
+_ASSIGNED = re.compile(r"^([A-Za-z](?:_\{?\w{1,3}\}?)?)=([^=]+)$")
+
+
+@functools.lru_cache(maxsize=1024)
+def _solutions(text: str) -> Node | None:
+    """Solutions written as assignments, as tuples: ``p=5,q=2;p=7,q=2`` -> ``(5,2),(7,2)``; ``x=1,y=2`` ->
+    ``(1,2)``; None when ``text`` is not that.
+
+    Every solution assigns the same two or more single-letter variables, in alphabetical order (the
+    order of the tuple; ``y=1, x=2`` is ambiguous and is not read as a pair). Solutions are separated by
+    ``;`` or start where a variable is assigned again (``x=1,y=2 \\text{ or } x=3,y=4``).
+    """
+    groups = [split_top(part) for part in split_top(text, ";")] if ";" in text else None
+    atoms = [a for group in groups for a in group] if groups else split_top(text)
+    pairs = [_ASSIGNED.match(a.strip()) for a in atoms]
+    if any(m is None for m in pairs):
+        return None
+    names = [m.group(1) for m in pairs]  # type: ignore[union-attr]
+    width = len(dict.fromkeys(names)) if groups is None else len(groups[0])
+    first = names[:width]
+    if width < 2 or len(names) % width or first != sorted(set(first)):
+        return None
+    if groups is not None and any(len(group) != width for group in groups):
+        return None
+    if any(names[i : i + width] != first for i in range(0, len(names), width)):
+        return None
+    values = [m.group(2) for m in pairs]  # type: ignore[union-attr]
+    tuples = [
+        parse_structure("(" + ",".join(values[i : i + width]) + ")") for i in range(0, len(values), width)
+    ]
+    if len(tuples) == 1:
+        return tuples[0]
+    return Node("list", ",".join(t.text for t in tuples), tuple(tuples))
 
 
 def _singleton(g: Node, p: Node) -> tuple[Node, Node] | None:
@@ -407,8 +469,13 @@ def _significant(text: str) -> int:
     return len(mant.lstrip("+-").replace(".", "").lstrip("0"))
 
 
+_INFINITIES = frozenset(("\\infty", "-\\infty"))
+
+
 def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     if leaf is None:
+        if {g.kind, p.kind} == {"number", "expr"} and (g.text in _INFINITIES or p.text in _INFINITIES):
+            return False  # an interval's infinite end is no number
         x, y = float_value(_sym_text(g)), float_value(_sym_text(p))
         if x is not None and y is not None and abs(x - y) > 1e-6 * max(1.0, abs(x), abs(y)):
             return False  # two clearly different constants: the symbolic stage (1e-9 at 30 digits) agrees
@@ -559,11 +626,15 @@ def _equations(g: Node, p: Node) -> bool:
     return bool(equations_equal(*sides))
 
 
-# inequalities: "x > 3", "3 < x", "-1 \le x < 2" become intervals
+# inequalities: "x > 3", "3 < x", "-1 \\le x < 2", "-x > -1", "|x - 3| < 2" become intervals or unions
 _OPS = {"<": "<", ">": ">", "\\lt": "<", "\\gt": ">", "\\le": "<=", "\\ge": ">="}
+_RELATION = re.compile(r"\\le(?![a-z])|\\ge(?![a-z])|\\lt(?![a-z])|\\gt(?![a-z])|<|>")
 
 
 def _equal_ineq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
+    gv, pv = _ineq_vars(g), _ineq_vars(p)
+    if gv and pv and gv != pv:
+        return False  # "x > 2" is not "y > 2"; an interval names no variable
     gi, pi = _as_interval(g), _as_interval(p)
     if gi is None or pi is None:
         return False
@@ -573,23 +644,86 @@ def _equal_ineq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
 def _as_interval(node: Node) -> Node | None:
     if node.kind != "ineq":
         return node
-    parts = re.split(r"(\\le|\\ge|\\lt|\\gt|<|>)", node.text)
-    if len(parts) == 3:
-        a, op, b = parts[0], _OPS[parts[1]], parts[2]
-        if _is_bound(parse_structure(a)):
-            return _interval_from(op, b)
-        if _is_bound(parse_structure(b)):
-            return _interval_from(_flip(op), a)
+    solved = _solve_ineq(node.text)
+    return None if solved is None else solved[1]
+
+
+def _ineq_vars(node: Node) -> frozenset[str]:
+    """The variables the inequalities of ``node`` (an inequality, or a list / union of them) bound."""
+    if node.kind == "ineq":
+        solved = _solve_ineq(node.text)
+        return frozenset() if solved is None else frozenset((solved[0],))
+    if node.kind in ("list", "set"):
+        return frozenset().union(*(_ineq_vars(k) for k in node.items))
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=2048)
+def _solve_ineq(text: str) -> tuple[str, Node] | None:
+    """(the bounded variable, the interval or union it lies in) of an inequality, or None.
+
+    A linear inequality in one variable is solved exactly (:func:`._equiv_norm.solve_inequality`); else a
+    variable or function value standing alone between bounds keeps the bounds as written
+    (``x < \\sqrt{2}``, ``0 < f(x) < 1``). Anything else (``x^2 > 1``, two variables) is not an interval.
+    """
+    split = _split_relations(text)
+    if split is None:
         return None
-    if len(parts) == 5 and _is_bound(parse_structure(parts[2])):
-        lo_op, hi_op = _OPS[parts[1]], _OPS[parts[3]]
-        if lo_op[0] == "<" and hi_op[0] == "<":
-            open_, close = "(" if lo_op == "<" else "[", ")" if hi_op == "<" else "]"
-            return _interval(open_, parts[0], parts[4], close)
-        if lo_op[0] == ">" and hi_op[0] == ">":
-            open_, close = "(" if hi_op == ">" else "[", ")" if lo_op == ">" else "]"
-            return _interval(open_, parts[4], parts[0], close)
+    sides, ops = split
+    solved = solve_inequality(sides, ops)
+    if solved is not None:
+        name, intervals = solved
+        return name, parse_structure("\\cup".join(_interval_text(iv) for iv in intervals))
+    return _bounds_as_written(sides, ops)
+
+
+def _split_relations(text: str) -> tuple[list[str], list[str]] | None:
+    """The sides and relations (``< <= > >=``) of an inequality, split outside brackets only."""
+    sides, ops, start = [], [], 0
+    for m in _RELATION.finditer(text):
+        head = text[: m.start()]
+        if sum(head.count(c) for c in "([{") != sum(head.count(c) for c in ")]}"):
+            continue
+        sides.append(text[start : m.start()].strip())
+        ops.append(_OPS[m.group()])
+        start = m.end()
+    sides.append(text[start:].strip())
+    if not ops or not all(sides):
+        return None
+    return sides, ops
+
+
+def _bounds_as_written(sides: list[str], ops: list[str]) -> tuple[str, Node] | None:
+    if len(ops) == 1:
+        (a, b), op = sides, ops[0]
+        if _is_bound(parse_structure(a)) and not _mentions(b, a):
+            return a, _interval_from(op, b)
+        if _is_bound(parse_structure(b)) and not _mentions(a, b):
+            return b, _interval_from(_flip(op), a)
+        return None
+    lo, mid, hi = sides
+    if len(ops) != 2 or not _is_bound(parse_structure(mid)) or _mentions(lo + " " + hi, mid):
+        return None
+    lo_op, hi_op = ops
+    if lo_op[0] == "<" and hi_op[0] == "<":
+        return mid, _interval("(" if lo_op == "<" else "[", lo, hi, ")" if hi_op == "<" else "]")
+    if lo_op[0] == ">" and hi_op[0] == ">":
+        return mid, _interval("(" if hi_op == ">" else "[", hi, lo, ")" if lo_op == ">" else "]")
     return None
+
+
+def _interval_text(iv: tuple[Any, bool, Any, bool]) -> str:
+    lo, lo_closed, hi, hi_closed = iv
+    return f"{'[' if lo_closed else '('}{_endpoint(lo)},{_endpoint(hi)}{']' if hi_closed else ')'}"
+
+
+def _endpoint(v: Any) -> str:
+    if v == math.inf or v == -math.inf:
+        return "\\infty" if v > 0 else "-\\infty"
+    v = Fraction(v)
+    if v.denominator == 1:
+        return str(v.numerator)
+    return f"{'-' if v < 0 else ''}\\frac{{{abs(v.numerator)}}}{{{v.denominator}}}"
 
 
 def _is_bound(node: Node) -> bool:

@@ -1,0 +1,253 @@
+"""math_equiv: the equivalence gaps found on other graders' unit cases (issue 15), as golden tables.
+
+Each family has equivalent pairs (1.0) and at least as many near misses that must stay 0.0: a false
+positive is a reward an RL policy can learn to collect, a false negative only a missed reward.
+
+* one-variable linear inequalities, solved exactly (``-x > -1`` is ``x < 1``), chains included;
+* absolute-value bounds on one variable expanded into intervals or a union (``1 \\le |z| \\le 3/2``);
+* solutions written as assignments (``p=5,q=2;p=7,q=2`` is ``(5,2),(7,2)``);
+* ``or`` written without spaces between two answers (``W(x)=1orW(x)=-1``);
+* ``=`` inside a sub- or superscript is not an equation's ``=`` (``F_n = \\sum_{k=0}^{n-1} ...``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rewardloop.scorers._equiv_norm import linear_form, normalize, solve_inequality
+from rewardloop.scorers.math_equiv import MathEquivScorer
+from rewardloop.types import Sample, Status
+
+
+def _score(gold: str, answer: str):
+    scorer = MathEquivScorer()
+    sample = Sample(response=f"So the answer is $\\boxed{{{answer}}}$.", ground_truth=gold)
+    quick = scorer.quick(sample)
+    return quick if quick is not None else scorer.score(sample)
+
+
+def _reward(gold: str, answer: str) -> float:
+    score = _score(gold, answer)
+    assert score.status is Status.OK, score.info
+    return score.value
+
+
+LINEAR = [
+    ("x < 1", "-x > -1"),
+    ("x \\le 1", "-x \\ge -1"),
+    ("x <= 1", "-x >= -1"),
+    ("(-\\infty, 1)", "-x > -1"),
+    ("-x > -1", "(-\\infty, 1)"),
+    ("x > \\frac{3}{2}", "2x - 3 > 0"),
+    ("[2, \\infty)", "3x + 1 \\ge 7"),
+    ("(-\\infty, -2]", "-2x \\ge 4"),
+    ("x < 3", "2x + 1 < x + 4"),  # the variable on both sides
+    ("x > 2", "4 < 2x"),  # the variable on the right
+    ("x \\ge -\\frac{1}{2}", "\\frac{x}{3} \\ge -\\frac{1}{6}"),
+    ("(-\\infty, 0.5)", "4x < 2"),
+    ("(-\\infty, 2)", "3(x - 1) < 3"),
+    ("t < 1", "-t > -1"),
+    ("(1, 3]", "2 < 2x \\le 6"),  # chains
+    ("[-1, 2)", "-4 < -2x \\le 2"),  # a negative coefficient flips the chain
+    ("(2, 5)", "7 > x + 2 > 4"),
+    ("1 < x \\le 3", "2 < 2x \\le 6"),
+    ("x < -1 \\text{ or } x > 1", "-x > 1 \\text{ or } 2x > 2"),
+]
+
+LINEAR_NEAR_MISSES = [
+    ("x < 1", "-x < -1"),  # flipped direction
+    ("x < 1", "-x > 1"),  # wrong endpoint
+    ("x \\le 1", "-x > -1"),  # open for closed
+    ("x < 1", "-x \\ge -1"),  # closed for open
+    ("(-\\infty, 1]", "-x > -1"),
+    ("[2, 5)", "[2, 5]"),
+    ("[2, 5)", "2 \\le x \\le 5"),
+    ("[2, 5)", "4 \\le 2x \\le 10"),
+    ("(1, 3]", "2 < 2x < 6"),
+    ("[-1, 2)", "-4 \\le -2x < 2"),  # (-1, 2]: the closed ends swap under a negative coefficient
+    ("x > \\frac{3}{2}", "2x - 3 > 1"),
+    ("x < 3", "2x + 1 < x + 5"),
+    ("x > 2", "y > 2"),  # a different variable
+    ("x < 1", "-y > -1"),
+    ("x < 1", "x + y < 1"),  # two variables
+    ("x > 1", "x^2 > 1"),  # non-linear: never solved
+    ("(1, \\infty)", "x^2 > 1"),
+    ("(-1, 1)", "x^2 < 1"),
+    ("x > 1", "x \\cdot x > 1"),
+    ("(1, \\infty)", "\\frac{1}{x} < 1"),
+    ("(0, \\infty)", "2^x > 1"),
+    ("(2, \\infty)", "x + 1 > x + 3"),  # no solution, not an interval
+    ("x < 3", "3x < 1 + 2"),  # x < 1
+]
+
+ABSOLUTE = [
+    (
+        "1 \\le |z| \\le \\frac{3}{2}",
+        "z \\in \\left[-\\frac{3}{2}, -1\\right] \\cup \\left[1, \\frac{3}{2}\\right]",
+    ),
+    ("[-\\frac{3}{2}, -1] \\cup [1, \\frac{3}{2}]", "1 \\leq |z| \\leq \\frac{3}{2}"),
+    ("(-2, 2)", "|x| < 2"),
+    ("[-2, 2]", "|x| \\le 2"),
+    ("-2 < x < 2", "|x| < 2"),
+    ("(-\\infty, -3) \\cup (3, \\infty)", "|x| > 3"),
+    ("(-\\infty, -1] \\cup [1, \\infty)", "1 \\le |x|"),
+    ("x < -1 \\text{ or } x > 1", "|x| > 1"),
+    ("|x| > 1", "x < -1 \\text{ or } x > 1"),
+    ("(1, 5)", "|x - 3| < 2"),
+    ("[-1, 2]", "|2x - 1| \\le 3"),
+    ("(-2, 0) \\cup (0, 2)", "0 < |x| < 2"),
+    ("(-\\infty, \\infty)", "|x| > -1"),
+]
+
+ABSOLUTE_NEAR_MISSES = [
+    ("(-2, 2]", "|x| < 2"),
+    ("[-2, 2]", "|x| < 2"),
+    ("(-2, 2)", "|x| \\le 2"),
+    ("(-2, 2)", "|x| > 2"),
+    ("(-\\infty, -3) \\cup (3, \\infty)", "|x| \\ge 3"),
+    ("(-\\infty, -3) \\cup (3, \\infty)", "|x| < 3"),
+    ("(1, 5)", "|x + 3| < 2"),  # wrong centre
+    ("(1, 5)", "|x - 3| \\le 2"),
+    ("[-\\frac{3}{2}, -1] \\cup [1, \\frac{3}{2}]", "1 < |z| \\le \\frac{3}{2}"),
+    ("[-\\frac{3}{2}, -1] \\cup [1, \\frac{3}{2}]", "1 \\le |z| \\le 2"),
+    ("[1, \\frac{3}{2}]", "1 \\le |z| \\le \\frac{3}{2}"),  # the negative half is missing
+    ("(-2, 2)", "|x| < -2"),  # empty
+    ("(-2, 2)", "|x + y| < 2"),  # two variables
+    ("(-2, 2)", "|x^2| < 4"),  # non-linear inside
+    ("(-2, 0) \\cup (0, 2)", "|x| < 2"),  # 0 is excluded
+    ("x < -1 \\text{ or } x > 1", "|y| > 1"),  # a different variable
+    ("|x| > 1", "y < -1 \\text{ or } y > 1"),
+]
+
+ASSIGNMENTS = [
+    ("p=5,q=2;p=7,q=2", "(5,2),(7,2)"),
+    ("(5,2),(7,2)", "p=5,q=2;p=7,q=2"),
+    ("(7,2),(5,2)", "p=5, q=2; p=7, q=2"),  # the order of the solutions is free
+    ("a=1,b=2;a=3,b=4", "a=3,b=4;a=1,b=2"),
+    ("(1,2)", "x=1, y=2"),
+    ("(1, 2), (3, 4)", "x=1, y=2 \\text{ or } x=3, y=4"),
+]
+
+ASSIGNMENT_NEAR_MISSES = [
+    ("(5,2),(7,2)", "p=2,q=5;p=2,q=7"),  # values swapped
+    ("(5,2),(7,2)", "p=5,q=2"),  # a solution missing
+    ("(5,2)", "p=5,q=2;p=7,q=2"),  # a solution too many
+    ("(1,2)", "y=1, x=2"),  # written out of order: the pair is (2, 1) by convention
+    ("(2,1)", "x=1, y=2"),
+    ("(1,2)", "x=1, y=2, z=3"),
+    ("(1,2),(3,4)", "x=1,y=2;x=3,y=5"),
+    ("(5,2),(7,2)", "p=5,q=2;p=7,r=2"),  # the groups name different variables
+    ("[1,2]", "x=1, y=2"),  # an interval, not a point
+    ("(1,2)", "x=1, x=2"),
+]
+
+OR_WITHOUT_SPACES = [
+    ("W(n) = 1 \\text{ and } W(n) = -1", "W(x)=1orW(x)=-1"),
+    ("\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1", "W(x)=1orW(x)=-1"),  # an unclosed, escaped box
+    ("1, -1", "x=1orx=-1"),
+    ("(1,2), (3,4)", "(1,2)or(3,4)"),
+]
+
+OR_NEAR_MISSES = [
+    ("W(n) = 1 \\text{ and } W(n) = -1", "W(x)=1orW(x)=-2"),
+    ("W(n) = 1 \\text{ and } W(n) = -1", "W(x)=1"),
+    ("1", "1or2"),  # a hedge, wherever the spaces are
+    ("1, -1", "x=1orx=1"),
+]
+
+SUBSCRIPT_EQUALS = [
+    ("F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", "F_n = \\sum_{k=0}^{n-1} F_{n-k-1} F_k"),
+]
+
+SUBSCRIPT_EQUALS_NEAR_MISSES = [
+    ("F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", "F_m = \\sum_{k=0}^{n-1} F_k F_{n-k-1}"),
+    ("\\sum_{k=0}^{n} k", "0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"), LINEAR + ABSOLUTE + ASSIGNMENTS + OR_WITHOUT_SPACES + SUBSCRIPT_EQUALS
+)
+def test_equivalent(gold, answer):
+    assert _reward(gold, answer) == 1.0, _score(gold, answer).info
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    LINEAR_NEAR_MISSES
+    + ABSOLUTE_NEAR_MISSES
+    + ASSIGNMENT_NEAR_MISSES
+    + OR_NEAR_MISSES
+    + SUBSCRIPT_EQUALS_NEAR_MISSES,
+)
+def test_near_miss(gold, answer):
+    assert _reward(gold, answer) == 0.0, _score(gold, answer).info
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ("x=1orx=-1", "x=1,x=-1"),
+        ("W(x)=1orW(x)=-1", "W(x)=1,W(x)=-1"),
+        ("2and3", "2,3"),
+        ("10orders", "10orders"),  # inside a word: not a separator
+        ("\\text{color}", "color"),
+    ],
+)
+def test_or_and_without_spaces_separate_answers_only_between_values(text, normalized):
+    assert normalize(text) == normalized
+
+
+def test_there_are_at_least_as_many_near_misses_as_equivalences():
+    for good, bad in [
+        (LINEAR, LINEAR_NEAR_MISSES),
+        (ABSOLUTE, ABSOLUTE_NEAR_MISSES),
+        (ASSIGNMENTS, ASSIGNMENT_NEAR_MISSES),
+        (OR_WITHOUT_SPACES, OR_NEAR_MISSES),
+        (SUBSCRIPT_EQUALS, SUBSCRIPT_EQUALS_NEAR_MISSES),
+    ]:
+        assert len(bad) >= len(good)
+
+
+@pytest.mark.parametrize(("gold", "answer"), LINEAR + ABSOLUTE + LINEAR_NEAR_MISSES + ABSOLUTE_NEAR_MISSES)
+def test_inequalities_are_decided_without_the_symbolic_stage(gold, answer):
+    sample = Sample(response=f"\\boxed{{{answer}}}", ground_truth=gold)
+    assert MathEquivScorer().quick(sample) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "form"),
+    [
+        ("-x", {"x": -1}),
+        ("2x-3", {"x": 2, "": -3}),
+        ("\\frac{x}{3}+\\frac{1}{6}", {"x": "1/3", "": "1/6"}),
+        ("3(x-1)", {"x": 3, "": -3}),
+        ("0.5\\lambda", {"\\lambda": "1/2"}),
+        ("x_1-x_1", {}),
+        ("7", {"": 7}),
+    ],
+)
+def test_linear_form_reads_rational_linear_expressions(text, form):
+    from fractions import Fraction
+
+    assert linear_form(text) == {k: Fraction(v) for k, v in form.items()}
+
+
+@pytest.mark.parametrize(
+    "text", ["x^2", "x\\cdot x", "xy", "\\frac{1}{x}", "\\sqrt{x}", "2\\pi x", "e x", "|x|", "x!", "x/0", ""]
+)
+def test_linear_form_refuses_anything_else(text):
+    assert linear_form(text) is None
+
+
+def test_solve_inequality_returns_the_variable_and_exact_intervals():
+    from fractions import Fraction as F
+    from math import inf
+
+    assert solve_inequality(["-x", "-1"], [">"]) == ("x", ((-inf, False, F(1), False),))
+    assert solve_inequality(["1", "|z|", "\\frac{3}{2}"], ["<=", "<="]) == (
+        "z",
+        ((F(-3, 2), True, F(-1), True), (F(1), True, F(3, 2), True)),
+    )
+    assert solve_inequality(["x^2", "1"], [">"]) is None
+    assert solve_inequality(["1", "x", "0"], ["<", ">"]) is None  # mixed directions
