@@ -1,12 +1,15 @@
 """Finding the final answer(s) a math response commits to. Linear time; never raises.
 
-Used by :mod:`rewardloop.scorers.math_equiv`. Where answers are looked for, in order:
+Used by :mod:`rewardloop.scorers.math_equiv`. A reasoning model's thinking is never the answer: the text up
+to the last ``</think>`` (or ``<|end_of_thought|>``) is set aside, and so is a thinking block opened after it
+and never closed (a response that ends while thinking has not answered). In what is left, answers are looked
+for in order:
 
 1. every complete ``\\boxed{...}`` / ``\\fbox{...}``, with its position;
 2. without a box, every ``<answer>...</answer>`` tag;
-3. without either, the last "final answer is X" / "answer: X" / "the answer is X" phrase, a GSM8K
-   ``#### X`` line, or a few-shot ``A: X`` final line; X runs to the end of its line, or to the
-   end of its sentence.
+3. without either, the last "final answer is X" / "answer: X" / "the answer is X" phrase (not "the answer is
+   not X"), a "Final Answer" heading followed by X, a GSM8K ``#### X`` line, or a few-shot ``A: X`` final
+   line; X runs to the end of its line, or to the end of its sentence.
 
 Which of the boxes are *final answers* is decided by :func:`select_final` (the rule is documented
 there and in ``docs/math-verifier.md``): placeholder boxes (``\\boxed{\\phantom{2}}``,
@@ -34,6 +37,7 @@ __all__ = [
     "MAX_RESPONSE_CHARS",
     "Extraction",
     "Selection",
+    "answer_region",
     "extract_answers",
     "is_placeholder",
     "prompt_templates",
@@ -53,10 +57,14 @@ _BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 _TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 # anchors for responses without a box; the last match wins
 _PHRASES = re.compile(
-    r"(?i:(?:final\s+answer|the\s+answer|answer)(?:\s+is)?\s*(?::|is)\s*)"
+    # "The answer is 5", "Answer: 5", "**Answer**: 5"; "the answer is not 7" states no answer
+    r"(?i:(?:final\s+answer|the\s+answer|answer)(?:\s+is)?\**\s*(?::|is)(?!\s*not\b)\s*)"
     r"|^\s*####\s*"
     r"|^\s*A\s*:\s*"
-    r"|^\s*\**(?i:answer)\**\s*(?=\$|\\\[|\\\()",  # "Answer $9$", "Answer \\[ 9 \\]"
+    # "Answer $9$", "Answer \\[ 9 \\]", "**Final Answer**\n\\[\n9\n\\]"; or a heading line ("### Final Answer")
+    # with the answer on the next line
+    r"|^[ \t]*(?:\#{1,6}[ \t]*)?\**[ \t]*(?i:(?:final\s+)?answer)[ \t]*\**"
+    r"(?:\s*(?=\$|\\\[|\\\()|[ \t]*:?[ \t]*\**[ \t]*$)",
     re.MULTILINE,
 )
 _PHRASE_TAIL = 2048  # characters searched first for the last answer phrase
@@ -69,30 +77,92 @@ class Extraction(NamedTuple):
     answers: tuple[str, ...]
     method: str  # "boxed" | "tag" | "phrase" | "none"
     spans: tuple[tuple[int, int], ...] = ()
-    text: str = ""  # the searched text (the response's last MAX_RESPONSE_CHARS characters)
+    text: str = ""  # the searched text (the answer region's last MAX_RESPONSE_CHARS characters)
+    thinking: bool = False  # whether a thinking block was set aside (see :func:`answer_region`)
 
 
 def extract_answers(response: str) -> Extraction:
-    """All boxed answers; else all ``<answer>`` tags; else the answer of the last answer phrase; else nothing."""
+    """All boxed answers; else all ``<answer>`` tags; else the answer of the last answer phrase; else nothing.
+
+    Only the answer region is searched: a reasoning model's thinking is set aside (:func:`answer_region`).
+    """
     if not isinstance(response, str):
         return Extraction((), "none")
-    text = response[-MAX_RESPONSE_CHARS:]
+    region, thinking = answer_region(response)
+    text = region[-MAX_RESPONSE_CHARS:]
     boxes = _all_boxes(text)
     if boxes:
         after = _last_phrase(text, boxes[-1][1][1])
-        if after is not None and _MATHY.search(
-            after[0]
-        ):  # "\\boxed{255} ... Final Answer: The final answer is $10,455$"
+        if after is not None and _joins_boxes(after[0]):  # "\\boxed{255} ... Final Answer: ... is $10,455$"
             boxes.append(after)
         answers, spans = zip(*boxes, strict=True)
-        return Extraction(answers, "boxed", spans, text)
+        return Extraction(answers, "boxed", spans, text, thinking)
     tags = [(m.group(1).strip(), m.span()) for m in _TAG.finditer(text) if m.group(1).strip()]
     if tags:
-        return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text)
+        return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
     phrase = _last_phrase_answer(text)
     if phrase:
-        return Extraction((phrase,), "phrase", (), text)
-    return Extraction((), "none", (), text)
+        return Extraction((phrase,), "phrase", (), text, thinking)
+    return Extraction((), "none", (), text, thinking)
+
+
+# reasoning models' thinking delimiters (DeepSeek-R1, QwQ, Qwen3 and their distills; Sky-T1 / OpenThoughts)
+_THOUGHT = ("<|begin_of_thought|>", "<|end_of_thought|>")
+_THINK_TAGS = (("<think>", "</think>"), _THOUGHT)
+
+
+def answer_region(response: str) -> tuple[str, bool]:
+    """The part of ``response`` that can hold its final answer, and whether thinking was set aside.
+
+    Everything up to the last closing tag (``</think>``, ``<|end_of_thought|>``) is thinking, and so is a
+    thinking block opened after it and never closed: a response truncated while thinking has no answer
+    region. ``<|begin_of_thought|>`` is looked for only where those models write it, at the start. Tags
+    are found by a scan from the end (linear, whatever their number); a response with no tag costs one
+    substring search.
+    """
+    last = response.rfind("think>")
+    thought = _THOUGHT[0] in response[:64]
+    if last < 0 and not thought:
+        return response, False
+    start = 0
+    for opener, closer in _THINK_TAGS if thought else _THINK_TAGS[:1]:
+        i = response.rfind(closer, 0, last + len("think>")) if opener == "<think>" else response.rfind(closer)
+        if i >= 0:
+            start = max(start, i + len(closer))
+    end = len(response)
+    for opener, _ in _THINK_TAGS if thought else _THINK_TAGS[:1]:
+        j = response.find(opener, start, end)
+        if j >= 0:
+            end = j
+    if start == 0 and end == len(response):
+        return response, False
+    return response[start:end], True
+
+
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+# words offering an alternative: "or", "maybe" ... (a sentence with one of these may be a hedge)
+_ALTERNATIVE = re.compile(
+    r"\b(?:or|maybe|perhaps|possibly|alternatively|either|rather|might|could|unless|wait|hmm+|actually|"
+    r"instead|otherwise)\b",
+    re.IGNORECASE,
+)
+_APPROXIMATE = re.compile(
+    r"^[\s$(]*(?:\\approx|≈|~|\\sim\b|(?:approximately|approx\.?|about|around|roughly|nearly|almost)\b)",
+    re.IGNORECASE,
+)
+
+
+def _joins_boxes(answer: str) -> bool:
+    """Whether an answer phrase written after the last box is one more final answer.
+
+    It is when it holds a value (a digit, ``$`` or a command) and is not a sentence about the boxed answer:
+    "Answer: The diagonal has length 5." (three or more words of prose, none offering an alternative) and
+    "Final Answer: approximately 0.333" (an approximation of the box) restate the box; "Answer: 3 or 4" and
+    "The answer is 3." are answers of their own.
+    """
+    if not _MATHY.search(answer) or _APPROXIMATE.match(answer):
+        return False
+    return len(_PROSE_WORD.findall(answer)) < 3 or _ALTERNATIVE.search(answer) is not None
 
 
 def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
@@ -201,7 +271,7 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     if last is None:
         return None
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
-    answer = _cut_sentence(rest.lstrip("*_ \t"))[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+    answer = _cut_sentence(rest.lstrip("*_ \t\r\n"))[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
     if len(_WORDS.findall(answer.replace("$", " "))) >= 3:
         m = _PROSE_VALUE.match(answer)
         if m and _MATHY.search(m.group(1)):
@@ -294,13 +364,18 @@ class Selection(NamedTuple):
 
     answers: tuple[str, ...]  # distinct final answers (more than one is a hedge)
     hedge: str = ""  # why the response is hedging, if it is ("" otherwise)
-    ignored: tuple[str, ...] = ()  # "placeholder", "template", "intermediate" per set-aside box
+    # "placeholder", "template", "intermediate" per set-aside box; "thinking" once for a set-aside thinking block
+    ignored: tuple[str, ...] = ()
 
 
 _WORK_MATH = re.compile(r"=|\\(?:frac|times|cdot|div|sqrt|le|ge|Rightarrow|implies)|\d")
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 # "... and \\( y_2 = " right before a box names it; it is not work
 _TRAILING_LABEL = re.compile(r"(?:\\?[A-Za-z]+)(?:_\{?\w{1,3}\}?)?(?:\([\w,\s]{1,12}\))?\s*=\s*[$(\\]*$")
+# "\\boxed{12}, so each gets \\boxed{4}": the later box is derived from the earlier one
+_CONSEQUENCE = re.compile(
+    r"\b(?:so|thus|hence|therefore|then|gives|giving|yields|making|means)\b", re.IGNORECASE
+)
 #: a gap with math in it and at least this many characters (or this many words of prose) is more work
 WORK_MIN_CHARS = 12
 WORK_MIN_WORDS = 12
@@ -311,10 +386,15 @@ def _is_work(gap: str) -> bool:
 
     Connectives ("or", ", or rather it is", "and", "\\n(b) ") are not work: boxes joined by them form one
     final group. Anything with a computation in it (``=``, a digit, ``\\frac`` ...) of a dozen characters,
-    or a dozen words of prose, is.
+    or a dozen words of prose, is; so is a consequence ("so", "thus", "hence", "which gives") that offers no
+    alternative ("or", "maybe", "rather" ...) and does not end in a label of the next box (``so y =``
+    introduces another part of a multi-part answer).
     """
-    core = _TRAILING_LABEL.sub("", gap.strip().strip("$.,;:!()[]\\ \n\t")).strip()
+    stripped = gap.strip().strip("$.,;:!()[]\\ \n\t")
+    core = _TRAILING_LABEL.sub("", stripped).strip()
     if _WORK_MATH.search(core) and len(core) >= WORK_MIN_CHARS:
+        return True
+    if core == stripped and _CONSEQUENCE.search(core) and not _ALTERNATIVE.search(core):
         return True
     return len(_WORDS.findall(core)) >= WORK_MIN_WORDS
 
@@ -343,7 +423,7 @@ def select_final(
     """
     templates = frozenset(templates)
     kept: list[tuple[str, tuple[int, int] | None]] = []
-    ignored: list[str] = []
+    ignored: list[str] = ["thinking"] if found.thinking else []
     spans: tuple[tuple[int, int] | None, ...] = found.spans or (None,) * len(found.answers)
     for answer, span in zip(found.answers, spans, strict=True):
         if found.method in ("boxed", "tag") and is_placeholder(answer):
