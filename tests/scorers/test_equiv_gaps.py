@@ -12,6 +12,10 @@ positive is a reward an RL policy can learn to collect, a false negative only a 
 
 from __future__ import annotations
 
+import functools
+import random
+from fractions import Fraction
+
 import pytest
 
 from rewardloop.scorers._equiv_norm import linear_form, normalize, solve_inequality
@@ -228,8 +232,6 @@ def test_inequalities_are_decided_without_the_symbolic_stage(gold, answer):
     ],
 )
 def test_linear_form_reads_rational_linear_expressions(text, form):
-    from fractions import Fraction
-
     assert linear_form(text) == {k: Fraction(v) for k, v in form.items()}
 
 
@@ -241,8 +243,9 @@ def test_linear_form_refuses_anything_else(text):
 
 
 def test_solve_inequality_returns_the_variable_and_exact_intervals():
-    from fractions import Fraction as F
     from math import inf
+
+    F = Fraction
 
     assert solve_inequality(["-x", "-1"], [">"]) == ("x", ((-inf, False, F(1), False),))
     assert solve_inequality(["1", "|z|", "\\frac{3}{2}"], ["<=", "<="]) == (
@@ -251,3 +254,93 @@ def test_solve_inequality_returns_the_variable_and_exact_intervals():
     )
     assert solve_inequality(["x^2", "1"], [">"]) is None
     assert solve_inequality(["1", "x", "0"], ["<", ">"]) is None  # mixed directions
+
+
+def _random_linear(rng, depth: int = 0) -> tuple[str, Fraction, Fraction]:
+    """A random rational linear LaTeX expression in ``x``, with its coefficient and constant term."""
+    pick = rng.randrange(7 if depth < 2 else 3)
+    n = rng.randint(1, 9)
+    if pick == 0:
+        return str(n), Fraction(0), Fraction(n)
+    if pick == 1:
+        return f"{n}x", Fraction(n), Fraction(0)
+    if pick == 2:
+        d = rng.randint(1, 9)
+        return f"\\frac{{{n}}}{{{d}}}x", Fraction(n, d), Fraction(0)
+    text, k, c = _random_linear(rng, depth + 1)
+    if pick == 3:
+        sign = rng.choice("+-")
+        text2, k2, c2 = _random_linear(rng, depth + 1)
+        s = 1 if sign == "+" else -1
+        return f"{text} {sign} {text2 if sign == '+' else f'({text2})'}", k + s * k2, c + s * c2
+    if pick == 4:
+        return f"{n}({text})", n * k, n * c
+    if pick == 5:
+        return f"\\frac{{{text}}}{{{n}}}", k / n, c / n
+    return f"-({text})", -k, -c
+
+
+def test_linear_form_reads_random_linear_expressions_exactly():
+    rng = random.Random(15)
+    for _ in range(300):
+        text, k, c = _random_linear(rng)
+        assert linear_form(normalize(text)) == {name: v for name, v in (("x", k), ("", c)) if v}, text
+
+
+def _value(k: Fraction, c: Fraction, absolute: bool, x: Fraction) -> Fraction:
+    return abs(k * x + c) if absolute else k * x + c
+
+
+def _holds(value, op: str, bound) -> bool:
+    return {"<": value < bound, "<=": value <= bound, ">": value > bound, ">=": value >= bound}[op]
+
+
+def _inside(x, intervals) -> bool:
+    return any(
+        (lo < x or (lo_closed and lo == x)) and (x < hi or (hi_closed and hi == x))
+        for lo, lo_closed, hi, hi_closed in intervals
+    )
+
+
+def test_solved_inequalities_hold_exactly_on_their_solution_sets():
+    """Each solution set, checked point by point (its ends, between them, beyond) against the inequality."""
+    rng = random.Random(1515)
+    ops = ["<", "<=", ">", ">="]
+    checked = 0
+    for _ in range(400):
+        k = Fraction(rng.choice([-3, -2, -1, 1, 2, 3]), rng.choice([1, 2, 3]))
+        c = Fraction(rng.randint(-5, 5), rng.choice([1, 2]))
+        sign = "-" if k < 0 else ""
+        inner = f"{sign}\\frac{{{abs(k.numerator)}}}{{{k.denominator}}}x+{c.numerator}/{c.denominator}"
+        inner = inner.replace("+-", "-")
+        absolute = rng.random() < 0.5
+        middle = f"|{inner}|" if absolute else inner
+        lo, hi = sorted(Fraction(rng.randint(-6, 6), rng.choice([1, 2])) for _ in range(2))
+        if rng.random() < 0.5:
+            op = rng.choice(ops)
+            sides, rel = [middle, f"{lo.numerator}/{lo.denominator}"], [op]
+
+            def truth(v, op=op, lo=lo):
+                return _holds(v, op, lo)
+        else:
+            a, b = rng.choice(["<", "<="]), rng.choice(["<", "<="])
+            sides = [f"{lo.numerator}/{lo.denominator}", middle, f"{hi.numerator}/{hi.denominator}"]
+            rel = [a, b]
+
+            def truth(v, a=a, b=b, lo=lo, hi=hi):
+                return _holds(lo, a, v) and _holds(v, b, hi)
+
+        solved = solve_inequality(sides, rel)
+        points = {Fraction(n, 4) for n in range(-80, 81)}
+        value = functools.partial(_value, k, c, absolute)
+        expected = {x for x in points if truth(value(x))}
+        if solved is None:  # only an empty solution set is refused
+            assert not expected, (sides, rel)
+            continue
+        name, intervals = solved
+        assert name == "x"
+        ends = {e for iv in intervals for e in (iv[0], iv[2]) if abs(e) != float("inf")}
+        for x in points | ends:
+            assert _inside(x, intervals) == truth(value(x)), (sides, rel, intervals, x)
+        checked += 1
+    assert checked >= 300

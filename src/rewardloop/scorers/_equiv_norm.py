@@ -601,15 +601,23 @@ def _lin_sum(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
 
 
 def _lin_product(t: list[tuple[str, str]]) -> tuple[_Form, list[tuple[str, str]]]:
+    start = t
     form, t = _lin_unary(t)
+    divided = False
     while t:
         kind, tok = t[0]
         if kind == "o" and tok in ("*", "/", "\\cdot", "\\times"):
             rhs, t = _lin_unary(t[1:])
             form = _lin_divide(form, rhs) if tok == "/" else _lin_multiply(form, rhs)
-        elif kind in ("n", "v") or tok in ("(", "{", "\\frac"):  # an implicit product: 2x, 3(x-1)
+            divided = tok == "/"
+        elif kind == "v" or tok in ("(", "{", "\\frac"):  # an implicit product: 2x, 3(x-1)
+            after_number = start[len(start) - len(t) - 1][0] == "n"
+            if divided or (tok == "\\frac" and after_number):
+                raise _NotLinear  # "1/2x" (1/(2x) or x/2?), "2\\frac{1}{2}" (a mixed number?)
             rhs, t = _lin_atom(t)
             form = _lin_multiply(form, rhs)
+        elif kind == "n":
+            raise _NotLinear  # "x2", "1.5.2": no reading to trust
         else:
             break
     return form, t
