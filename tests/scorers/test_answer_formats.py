@@ -119,6 +119,7 @@ FAMILIES = [
     _case("bold-heading-final-answer-display", "5", "**Final Answer**\n\\[\n5\n\\]", 1.0),
     _case("heading-final-answer-inline-math", "5", "**Final Answer**\n\n$5$", 1.0),
     _case("heading-final-answer-sentence", "5", "### Final Answer\nThe diagonal is $5$.", 1.0),
+    _case("heading-answer-next-line", "5", "The diagonal follows from Pythagoras.\n\n**Answer**\n\n5", 1.0),
     _case("answer-then-a-negated-answer", "5", "The answer is 5. Note that the answer is not 7.", 1.0),
     _case("box-then-sign-off", "5", "Final answer: $\\boxed{5}$\n\nLet me know if you need more help!", 1.0),
     _case(
@@ -188,6 +189,13 @@ DECORATED = [
         "The total is $\\boxed{12}$, so each friend gets $\\boxed{4}$.",
         1.0,
     ),
+    _case(  # a label after "so" introduces the next part of a multi-part answer, not a derived value
+        "two-part-answer-joined-by-so",
+        "2, 3",
+        "Thus $a = \\boxed{2}$, so $b = \\boxed{3}$.",
+        1.0,
+    ),
+    _case("two-part-answer-is-no-single-value", "3", "Thus $a = \\boxed{2}$, so $b = \\boxed{3}$.", 0.0),
 ]
 
 # must score 0.0 under the default rule and under the strict one
@@ -285,3 +293,20 @@ def test_thinking_tags_in_adversarial_numbers_stay_linear():
         "<think>\\boxed{1}</think>" * 5000 + "\\boxed{4}" + "<think>" * 3 + "</think>" * 3 + "\\boxed{4}"
     )
     assert _score("4", response).value == 1.0
+
+
+# the rows of the final-answer table in docs/math-verifier.md added with these formats: (gold, response,
+# reward under "final", "wrong", "last")
+RULE_TABLE = [
+    ("4", "The total is $\\boxed{12}$, so each friend gets $\\boxed{4}$.", (1.0, 0.0, 1.0)),
+    ("4", "It could be $\\boxed{3}$, so maybe $\\boxed{4}$.", (0.0, 0.0, 1.0)),
+    ("5", THINK_MANY + "By the Pythagorean theorem the diagonal is $\\boxed{5}$.", (1.0, 1.0, 1.0)),
+    ("5", "<think>\nSo $\\boxed{5}$.\n</think>\n\nThe perimeter is $\\boxed{14}$.", (0.0, 0.0, 0.0)),
+    ("5", "<think>\nso $d = \\boxed{5}$. Let me double-check by", (0.0, 0.0, 0.0)),
+]
+
+
+@pytest.mark.parametrize(("gold", "response", "rewards"), RULE_TABLE)
+def test_the_documented_table_under_each_rule(gold, response, rewards):
+    got = tuple(_score(gold, response, multiple_answers=rule).value for rule in ("final", "wrong", "last"))
+    assert got == rewards
