@@ -344,3 +344,22 @@ def test_solved_inequalities_hold_exactly_on_their_solution_sets():
             assert _inside(x, intervals) == truth(value(x)), (sides, rel, intervals, x)
         checked += 1
     assert checked >= 300
+
+
+# latex2sympy reads numbers written side by side as a mixed number (``2\frac12`` is 5/2), and so also
+# ``7(4)``, ``(7)(4)`` and ``(2)3`` as sums (11, 11, 5): a bracket after a number is a product
+BRACKETED_PRODUCTS = [
+    ("\\frac{28}{3}x", "\\frac{7(4)}{3}x", 1.0),
+    ("\\frac{11}{3}x", "\\frac{7(4)}{3}x", 0.0),
+    ("28\\sqrt{2}", "(7)(4)\\sqrt{2}", 1.0),
+    ("11\\sqrt{2}", "(7)(4)\\sqrt{2}", 0.0),
+    ("6y", "(2)3y", 1.0),
+    ("5y", "(2)3y", 0.0),
+    ("56\\pi", "7(4)(2)\\pi", 1.0),
+    ("13\\pi", "7(4)(2)\\pi", 0.0),
+]
+
+
+@pytest.mark.parametrize(("gold", "answer", "reward"), BRACKETED_PRODUCTS)
+def test_a_bracket_after_a_number_is_a_product_in_the_symbolic_stage(gold, answer, reward):
+    assert _reward(gold, answer) == reward, _score(gold, answer).info

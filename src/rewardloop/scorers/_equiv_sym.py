@@ -50,7 +50,15 @@ def to_sympy(text: str) -> Any | None:
     return _fold_constants(expr)
 
 
+# a number, or a closing bracket, right before a bracket: latex2sympy reads two numbers side by side as a
+# mixed number, so "7(4)", "(7)(4)" and "(2)3" would be 11, 11 and 5; the product is made explicit (not after
+# "_" or "^", where "x_2(t)" names a function and "x^2(x+1)" is read right already)
+_BRACKET_PRODUCT = re.compile(r"(?<![_^A-Za-z\d.])(\d+(?:\.\d+)?)\s*(?=[(\[])|(?<=[)\]])\s*(?=[(\[\d])")
+
+
 def _latex_fixups(text: str) -> str:
+    if "(" in text or "[" in text:
+        text = _BRACKET_PRODUCT.sub(lambda m: (m.group(1) or "") + "\\cdot ", text)
     # latex2sympy reads a bare "i" as a symbol; MATH uses it as the imaginary unit
     return re.sub(r"(?<![A-Za-z\\])i(?![A-Za-z])", "I", text) if "i" in text else text
 

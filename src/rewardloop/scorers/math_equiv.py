@@ -25,7 +25,9 @@ The cascade (``Score.info["stage"]`` names the stage that decided, ``info["timin
    precision (:func:`_numbers_equal`: ``\\frac13`` answers a ``0.33`` gold, ``0.33`` does not answer a
    ``\\frac13`` gold), percentages also as hundredths,
    ordered tuples and intervals (brackets must match), unordered sets, lists and unions,
-   matrices, equations (``x = 5`` equals ``5``), inequalities (``x > 3`` equals ``(3, \\infty)``),
+   matrices, equations (``x = 5`` equals ``5``), inequalities (``x > 3`` equals ``(3, \\infty)``; linear ones
+   in one variable solved exactly, ``-x > -1`` is ``x < 1``; absolute-value bounds expanded, ``|x - 3| < 2``
+   is ``(1, 5)``), solutions written as assignments (``p=5,q=2;p=7,q=2`` is ``(5,2),(7,2)``),
    multiple-choice letters, and text answers (case-insensitive).
 5. **symbolic** — leaves that are expressions go to sympy (:mod:`._equiv_sym`): constant values
    compared at 30 digits, expressions with symbols at fixed points (with ``simplify`` as a fallback),
@@ -298,7 +300,7 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equal(*single, rel_tol, leaf)
     if g.kind == "ineq" or p.kind == "ineq":
         return _equal_ineq(g, p, rel_tol, leaf)
-    solutions = _solutions_pair(g, p)
+    solutions = _solutions_pair(g, p) if g.kind == "list" or p.kind == "list" else None
     if solutions is not None:  # "p=5,q=2;p=7,q=2" is the list of pairs "(5,2),(7,2)"
         return _equal(*solutions, rel_tol, leaf)
     if g.kind in ("set", "list") and p.kind in ("set", "list"):
