@@ -94,6 +94,27 @@ def run_worker(python: Path, impl: str, mode: str, inp: Path, out: Path, *extra:
         print(proc.stderr.strip()[-2000:], file=sys.stderr)
 
 
+def clear_scorer_caches() -> int:
+    """Empty this process's data caches of rewardloop's scorers (every ``lru_cache`` of more than one entry:
+    parsed and normalised texts, sympy forms), so a timed pass does not reuse what an earlier pass over the
+    same responses computed: in training every step brings new responses. One-time set-up caches (imports,
+    the LaTeX parser) stay. Returns how many caches were emptied."""
+    import functools
+
+    emptied = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("rewardloop.scorers") or module is None:
+            continue
+        for obj in vars(module).values():
+            if isinstance(obj, functools._lru_cache_wrapper) and obj.cache_parameters()["maxsize"] not in (
+                1,
+                None,
+            ):
+                obj.cache_clear()
+                emptied += 1
+    return emptied
+
+
 def versions() -> dict[str, str]:
     """Versions of the two implementations, for the result files."""
     out: dict[str, str] = {"python": sys.version.split()[0]}

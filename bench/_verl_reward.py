@@ -159,6 +159,14 @@ def build_dataproto(rows: list[dict[str, Any]], tokenizer: Any) -> Any:
     )
 
 
+def _warm_data(args: argparse.Namespace, data: Any, tokenizer: Any = None) -> Any:
+    """What a side warms up on: ``--warm-input`` (other responses, so nothing timed is already cached), else
+    the timed batch itself."""
+    if not args.warm_input:
+        return data
+    return build_dataproto(_rows(args.warm_input), tokenizer or load_tokenizer(args.tokenizer_dir))
+
+
 def _rewards(tensor: Any) -> list[float]:
     return [float(x) for x in tensor.sum(dim=-1).tolist()]
 
@@ -173,7 +181,7 @@ def naive(args: argparse.Namespace) -> None:
     tokenizer = load_tokenizer(args.tokenizer_dir)
     data = build_dataproto(rows, tokenizer)
     manager = NaiveRewardManager(tokenizer=tokenizer, num_examine=0)
-    manager(data, return_dict=True)  # warm: lazy imports of every scorer module, sympy caches
+    manager(_warm_data(args, data, tokenizer), return_dict=True)  # warm: lazy imports, sympy's set-up
     runs, out = [], None
     for _ in range(args.repeats):
         t0 = time.perf_counter()
@@ -236,7 +244,9 @@ def loop(args: argparse.Namespace) -> None:
         report["ray_loop"] = _ray_loop(args, data)
     except Exception as exc:  # reported, and the asyncio fallback still runs
         report["ray_loop"] = {"error": f"{type(exc).__name__}: {str(exc)[:2000]}"}
-    report["run_single"] = asyncio.run(_run_single_all(data, tokenizer, args.repeats))
+    report["run_single"] = asyncio.run(
+        _run_single_all(data, tokenizer, args.repeats, _warm_data(args, data, tokenizer))
+    )
     _dump(report, args.output)
 
 
@@ -248,7 +258,7 @@ def _ray_loop(args: argparse.Namespace, data: Any) -> dict[str, Any]:
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     try:
         manager = RewardLoopManager(loop_config(args.tokenizer_dir, args.workers))
-        manager.compute_rm_score(data)  # warm: actors up, scorer modules imported in each
+        manager.compute_rm_score(_warm_data(args, data))  # warm: actors up, scorer modules imported
         startup = time.perf_counter() - t0
         runs, out = [], None
         for _ in range(args.repeats):
@@ -265,7 +275,7 @@ def _ray_loop(args: argparse.Namespace, data: Any) -> dict[str, Any]:
         ray.shutdown()
 
 
-async def _run_single_all(data: Any, tokenizer: Any, repeats: int) -> dict[str, Any]:
+async def _run_single_all(data: Any, tokenizer: Any, repeats: int, warm: Any) -> dict[str, Any]:
     from verl.experimental.reward_loop.reward_manager.naive import NaiveRewardManager
 
     manager = NaiveRewardManager(config=None, tokenizer=tokenizer, compute_score=None)
@@ -273,7 +283,7 @@ async def _run_single_all(data: Any, tokenizer: Any, repeats: int) -> dict[str, 
     async def once(items: Any) -> list[dict[str, Any]]:
         return await asyncio.gather(*(manager.run_single(items[i : i + 1]) for i in range(len(items))))
 
-    await once(data)  # warm
+    await once(warm)  # warm
     runs, outs = [], []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -294,8 +304,9 @@ def math_verify(args: argparse.Namespace) -> None:
     def one(r: dict[str, Any]) -> float:
         return float(mv.compute_score(r["response"], str(r["ground_truth"])))
 
-    with ThreadPoolExecutor(threads) as ex:  # warm: all four spawn workers up, every row seen once
-        list(ex.map(one, rows))
+    warm = _rows(args.warm_input) if args.warm_input else rows
+    with ThreadPoolExecutor(threads) as ex:  # warm: all four spawn workers up
+        list(ex.map(one, warm))
     seq_runs, thr_runs, seq, thr = [], [], [], []
     for _ in range(args.repeats):
         t = time.perf_counter()
@@ -360,6 +371,9 @@ def main() -> int:
     parser.add_argument("--tokenizer-dir", default="")
     parser.add_argument("--status-dir", default="")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--warm-input", default="", help="rows to warm up on (default: the timed rows themselves)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cpus", type=int, default=2)
     parser.add_argument("--vocab-size", type=int, default=8192)

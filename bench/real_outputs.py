@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import RESULTS, VERL_PYTHON, data_dir, read_jsonl, versions, write_json
+from _common import RESULTS, VERL_PYTHON, clear_scorer_caches, data_dir, read_jsonl, versions, write_json
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
@@ -117,12 +117,7 @@ def _adjudicated(name: str) -> dict[str, dict[str, Any]]:
 
 def _clear_parent_caches() -> None:
     """Forget what an earlier round taught this process (math_equiv's normalisation and parse caches)."""
-    from rewardloop.scorers import _equiv_norm, _equiv_sym, _sympy_grade
-
-    _equiv_norm._normalize.cache_clear()
-    _equiv_norm.parse_structure.cache_clear()
-    _equiv_sym.to_sympy.cache_clear()
-    _sympy_grade._parse_any_text.cache_clear()
+    clear_scorer_caches()
 
 
 def run_ours(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from _common import (
     REPO,
     RESULTS,
     VERL_PYTHON,
+    clear_scorer_caches,
     data_dir,
     read_jsonl,
     verl_available,
@@ -140,9 +141,16 @@ def loadavg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def cpu_bound(scorers: Sequence[Any], samples: Sequence[Any], baseline_s: float | None) -> dict[str, Any]:
-    """The scorers' own CPU time on this batch, in this process (warm, one thread, ``thread_time``, so
-    load from other jobs hardly counts), and what it implies for ``Runner(workers=2)``.
+def cpu_bound(
+    scorers: Sequence[Any],
+    samples: Sequence[Any],
+    baseline_s: float | None,
+    warm: Sequence[Any],
+    warm_scorers: Sequence[Any],
+) -> dict[str, Any]:
+    """The scorers' own CPU time on this batch, in this process (warmed on ``warm``, other responses, with the
+    data caches emptied after; one thread, ``thread_time``, so load from other jobs hardly counts), and what
+    it implies for ``Runner(workers=2)``.
 
     ``parent_s``: ``quick()`` on every sample plus ``score()`` of inline scorers (the runner's event loop
     does this work). ``worker_s``: ``score()`` of the samples ``quick()`` leaves to a process scorer.
@@ -151,7 +159,7 @@ def cpu_bound(scorers: Sequence[Any], samples: Sequence[Any], baseline_s: float 
     """
     from rewardloop.execution._runner import _QUICK_MAX_CHARS
 
-    def one_pass() -> tuple[float, float, int]:
+    def one_pass(scorers: Sequence[Any], samples: Sequence[Any]) -> tuple[float, float, int]:
         parent = worker = 0.0
         sent = 0
         for sc, s in zip(scorers, samples, strict=True):
@@ -169,8 +177,9 @@ def cpu_bound(scorers: Sequence[Any], samples: Sequence[Any], baseline_s: float 
                 parent += spent
         return parent, worker, sent
 
-    one_pass()  # warm: imports, sympy's and ANTLR's caches (as in a long-lived worker)
-    parent, worker, sent = one_pass()
+    one_pass(warm_scorers, warm)  # warm: imports, sympy's and ANTLR's set-up (as in a long-lived worker) ...
+    clear_scorer_caches()  # ... but nothing learnt from these very responses
+    parent, worker, sent = one_pass(scorers, samples)
     bound = max(parent, worker / WORKERS, (parent + worker) / WORKERS)
     return {
         "what": "the scorers' own CPU seconds on this batch, warm, one thread (time.thread_time)",
@@ -203,39 +212,52 @@ def section_mixed(
     loop_startup: list[float] = []
     loop_error = None
     ours_batch = naive = loop = None
-    with Runner(workers=WORKERS) as runner:
-        runner.run_sync(scorers, samples)  # warm: workers started, scorer modules imported
-        for r in range(args.rounds):
-            log(f"mixed round {r + 1}/{args.rounds}: ours")
-            dt, ours_batch = timed(lambda: runner.run_sync(scorers, samples))
-            ours_runs.append(dt)
-            log(f"mixed round {r + 1}/{args.rounds}: verl NaiveRewardManager")
-            naive = run_verl(
-                "naive", prepared, tmp / "naive.json", "--tokenizer-dir", str(tok), "--repeats", "1"
-            )
-            naive_runs.append(naive["best_s"])
-            naive_decode.append(naive["decode_best_s"])
-            log(f"mixed round {r + 1}/{args.rounds}: verl reward loop")
-            loop = run_verl(
-                "loop",
-                prepared,
-                tmp / "loop.json",
-                "--tokenizer-dir",
-                str(tok),
-                "--repeats",
-                "1",
-                "--workers",
-                str(WORKERS),
-                "--cpus",
-                str(WORKERS),
-            )
-            if "best_s" in loop["ray_loop"]:
-                loop_runs.append(loop["ray_loop"]["best_s"])
-                loop_startup.append(loop["ray_loop"]["startup_s"])
-            else:
-                loop_error = loop["ray_loop"].get("error")
-            single_runs.append(loop["run_single"]["best_s"])
-        stats = dict(ours_batch.stats)
+    warm = samples_of(list(read_jsonl(warm_path(prepared))))
+    warm_scorers = [resolve_scorer(s.task) for s in warm]
+    for r in range(args.rounds):
+        log(f"mixed round {r + 1}/{args.rounds}: ours")
+        with Runner(workers=WORKERS) as runner:  # fresh workers, warmed on other responses
+            runner.run_sync(warm_scorers, warm)
+            clear_scorer_caches()
+            dt, ours_batch = timed(lambda runner=runner: runner.run_sync(scorers, samples))
+        ours_runs.append(dt)
+        log(f"mixed round {r + 1}/{args.rounds}: verl NaiveRewardManager")
+        naive = run_verl(
+            "naive",
+            prepared,
+            tmp / "naive.json",
+            "--tokenizer-dir",
+            str(tok),
+            "--repeats",
+            "1",
+            "--warm-input",
+            str(warm_path(prepared)),
+        )
+        naive_runs.append(naive["best_s"])
+        naive_decode.append(naive["decode_best_s"])
+        log(f"mixed round {r + 1}/{args.rounds}: verl reward loop")
+        loop = run_verl(
+            "loop",
+            prepared,
+            tmp / "loop.json",
+            "--tokenizer-dir",
+            str(tok),
+            "--repeats",
+            "1",
+            "--workers",
+            str(WORKERS),
+            "--cpus",
+            str(WORKERS),
+            "--warm-input",
+            str(warm_path(prepared)),
+        )
+        if "best_s" in loop["ray_loop"]:
+            loop_runs.append(loop["ray_loop"]["best_s"])
+            loop_startup.append(loop["ray_loop"]["startup_s"])
+        else:
+            loop_error = loop["ray_loop"].get("error")
+        single_runs.append(loop["run_single"]["best_s"])
+    stats = dict(ours_batch.stats)
     ours_rewards = ours_batch.rewards()
     result: dict[str, Any] = {
         "n": n,
@@ -277,8 +299,8 @@ def section_mixed(
         }
     else:
         result["verl_reward_loop"] = {"error": loop_error}
-    result["cpu_bound"] = cpu_bound(scorers, samples, result["verl_naive"]["best_s"])
-    result["ours_ray"] = _ray_runner(rows, samples, scorers, args)
+    result["cpu_bound"] = cpu_bound(scorers, samples, result["verl_naive"]["best_s"], warm, warm_scorers)
+    result["ours_ray"] = _ray_runner(rows, samples, scorers, args, warm, warm_scorers)
     verdicts = sum(
         ((a or 0) > 0) == ((b or 0) > 0) for a, b in zip(ours_rewards, naive["rewards"], strict=True)
     )
@@ -296,7 +318,12 @@ def section_mixed(
 
 
 def _ray_runner(
-    rows: list[dict[str, Any]], samples: list[Any], scorers: list[Any], args: argparse.Namespace
+    rows: list[dict[str, Any]],
+    samples: list[Any],
+    scorers: list[Any],
+    args: argparse.Namespace,
+    warm: list[Any],
+    warm_scorers: list[Any],
 ) -> dict:
     """``RayRunner(num_actors=2, workers=1)`` on the same batch; skipped with a note if unavailable."""
     try:
@@ -309,13 +336,17 @@ def _ray_runner(
     try:
         t0 = time.perf_counter()
         ray.init(num_cpus=WORKERS, include_dashboard=False, log_to_driver=False)
-        runner = RayRunner(num_actors=WORKERS, workers=1)
-        try:
-            runner.run_sync(scorers, samples)  # warm
-            startup = time.perf_counter() - t0
-            best, runs, batch = best_of(lambda: runner.run_sync(scorers, samples), args.rounds)
-        finally:
-            runner.close()
+        runs, startup, batch = [], None, None
+        for _ in range(args.rounds):  # fresh actors each round, warmed on other responses
+            runner = RayRunner(num_actors=WORKERS, workers=1)
+            try:
+                runner.run_sync(warm_scorers, warm)
+                startup = startup if startup is not None else time.perf_counter() - t0
+                dt, batch = timed(lambda runner=runner: runner.run_sync(scorers, samples))
+                runs.append(dt)
+            finally:
+                runner.close()
+        best = min(runs)
     except Exception as exc:
         return {"skipped": f"RayRunner failed: {type(exc).__name__}: {str(exc)[:500]}"}
     finally:
@@ -347,20 +378,32 @@ def section_math_verify(
     runs_nr: list[float] = []
     verl_runs: dict[str, list[float]] = {"sequential": [], "threaded": []}
     verl: dict[str, Any] = {}
-    with Runner(workers=WORKERS) as runner, Runner(workers=WORKERS, max_tasks_per_worker=500) as no_recycle:
-        runner.run_sync(scorer, samples)  # warm
-        no_recycle.run_sync(scorer, samples)
-        for r in range(args.rounds):  # in turn with verl, so that load from elsewhere hits both alike
-            log(f"math_verify round {r + 1}/{args.rounds}: ours (default, then recycled every 500 tasks)")
-            dt, batch = timed(lambda: runner.run_sync(scorer, samples))
-            runs.append(dt)
-            dt, batch_nr = timed(lambda: no_recycle.run_sync(scorer, samples))
-            runs_nr.append(dt)
-            log(f"math_verify round {r + 1}/{args.rounds}: verl")
-            verl = run_verl("math_verify", prepared, tmp / "mv.json", "--repeats", "1")
-            for key in verl_runs:
-                verl_runs[key].append(verl[key]["best_s"])
-        recycled = runner.pool_stats().recycled
+    warm = samples_of(list(read_jsonl(warm_path(prepared))), task="math_verify")
+    recycled = 0
+    for r in range(args.rounds):  # in turn with verl, so that load from elsewhere hits both alike
+        log(f"math_verify round {r + 1}/{args.rounds}: ours (default, then recycled every 500 tasks)")
+        for options, out in (({}, runs), ({"max_tasks_per_worker": 500}, runs_nr)):
+            with Runner(workers=WORKERS, **options) as runner:  # fresh, warmed on other responses
+                runner.run_sync(scorer, warm)
+                clear_scorer_caches()
+                dt, got = timed(lambda runner=runner: runner.run_sync(scorer, samples))
+                if options:
+                    batch_nr = got
+                else:
+                    batch, recycled = got, recycled + runner.pool_stats().recycled
+            out.append(dt)
+        log(f"math_verify round {r + 1}/{args.rounds}: verl")
+        verl = run_verl(
+            "math_verify",
+            prepared,
+            tmp / "mv.json",
+            "--repeats",
+            "1",
+            "--warm-input",
+            str(warm_path(prepared)),
+        )
+        for key in verl_runs:
+            verl_runs[key].append(verl[key]["best_s"])
     best, best_nr = min(runs), min(runs_nr)
     quick = sum(scorer.quick(s) is not None for s in samples)
     result = {
@@ -402,7 +445,9 @@ def section_math_verify(
             result["ours_recycle_500"]["samples_per_s"], result["verl_sequential"]["samples_per_s"]
         ),
     }
-    result["cpu_bound"] = cpu_bound([scorer] * n, samples, result["verl_sequential"]["best_s"])
+    result["cpu_bound"] = cpu_bound(
+        [scorer] * n, samples, result["verl_sequential"]["best_s"], warm, [scorer] * len(warm)
+    )
     return result
 
 
@@ -1042,13 +1087,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def warm_path(prepared: Path) -> Path:
+    """The warm-up workload written next to ``prepared`` (see :func:`prepare`)."""
+    return prepared.with_name("warm.jsonl")
+
+
 def prepare(
     data: Path | None, tmp: Path, args: argparse.Namespace, report: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """Build the workload, tokenise it in verl's venv, and return the canonical (decoded) rows."""
     rows = mixed_workload(data, seed=args.seed)
+    # a second workload (another seed), less every row whose ground truth the timed batch also has, that every
+    # timed side is warmed on: no side's caches already hold a response or a ground truth it is timed on
+    # (in training every step brings new responses, and a problem comes back only with the next epoch)
+    timed = {str(r["ground_truth"]) for r in rows}
+    warm_rows = [r for r in mixed_workload(data, seed=args.seed + 1) if str(r["ground_truth"]) not in timed]
     raw, prepared, tok = tmp / "rows.jsonl", tmp / "prepared.jsonl", tmp / "tokenizer"
-    write_jsonl(rows, raw)
+    write_jsonl([*rows, *warm_rows], raw)
     log(f"workload: {len(rows)} responses; training the tokenizer and tokenising in .venv-verl")
     subprocess.run(
         [
@@ -1068,7 +1123,9 @@ def prepare(
         capture_output=True,
     )
     meta = json.loads(Path(str(prepared) + ".meta.json").read_text())
-    rows = list(read_jsonl(prepared))
+    both = list(read_jsonl(prepared))
+    rows, warm_rows = both[: len(rows)], both[len(rows) :]
+    write_jsonl(warm_rows, warm_path(prepared))
     for row in rows:
         if row.get("cut") and row["kind"] != "truncated":
             row["kind"], row["label"] = f"{row['kind']}_cut", 0  # its final answer fell past 1,024 tokens
