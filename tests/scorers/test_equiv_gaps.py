@@ -363,3 +363,64 @@ BRACKETED_PRODUCTS = [
 @pytest.mark.parametrize(("gold", "answer", "reward"), BRACKETED_PRODUCTS)
 def test_a_bracket_after_a_number_is_a_product_in_the_symbolic_stage(gold, answer, reward):
     assert _reward(gold, answer) == reward, _score(gold, answer).info
+
+
+def _latex_number(v: Fraction, style: int) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    sign = "-" if v < 0 else ""
+    n, d = abs(v.numerator), v.denominator
+    return [f"{sign}\\frac{{{n}}}{{{d}}}", f"{sign}\\dfrac{n}{d}" if n < 10 and d < 10 else f"{sign}{n}/{d}"][
+        style
+    ]
+
+
+def _latex_union(intervals, style: int) -> str:
+    def end(v):
+        return ("\\infty" if v > 0 else "-\\infty") if abs(v) == float("inf") else _latex_number(v, style)
+
+    return " \\cup ".join(
+        f"{'[' if lc else '('}{end(lo)}, {end(hi)}{']' if hc else ')'}" for lo, lc, hi, hc in intervals
+    )
+
+
+def _perturbed(intervals, rng):
+    """The same union with one finite end moved or one finite end's bracket switched."""
+    ivs = [list(iv) for iv in intervals]
+    ends = [(i, j) for i, iv in enumerate(ivs) for j in (0, 2) if abs(iv[j]) != float("inf")]
+    if not ends:
+        return None
+    i, j = rng.choice(ends)
+    if rng.random() < 0.5:
+        ivs[i][j + 1] = not ivs[i][j + 1]
+    else:
+        ivs[i][j] += Fraction(rng.choice([-1, 1]), rng.choice([1, 2, 4]))
+    return [tuple(iv) for iv in ivs]
+
+
+def test_solved_inequalities_match_their_interval_and_no_neighbour_end_to_end():
+    """Through the scorer: an inequality equals its solution set written in LaTeX, and no near miss of it."""
+    rng = random.Random(2026)
+    ops = ["<", "\\le", ">", "\\ge"]
+    checked = 0
+    for _ in range(150):
+        k, c = rng.choice([-3, -2, -1, 2, 3]), rng.randint(-4, 4)
+        inner = f"{k}x{'+' if c >= 0 else '-'}{abs(c)}"
+        if rng.random() < 0.5:
+            text = f"|{inner}| {rng.choice(ops)} {rng.randint(0, 5)}"
+        else:
+            lo_rel, hi_rel = rng.choice(ops[:2]), rng.choice(ops[:2])
+            text = f"{rng.randint(-6, 0)} {lo_rel} {inner} {hi_rel} {rng.randint(1, 6)}"
+        split = text.replace("\\le", "<=").replace("\\ge", ">=").split(" ")
+        sides, rel = split[::2], split[1::2]
+        solved = solve_inequality(sides, rel)
+        if solved is None:
+            continue
+        _, intervals = solved
+        style = rng.randrange(2)
+        assert _reward(_latex_union(intervals, style), text) == 1.0, (text, intervals)
+        near = _perturbed(intervals, rng)
+        if near is not None and all(lo < hi for lo, _, hi, _ in near):
+            assert _reward(_latex_union(near, style), text) == 0.0, (text, near)
+        checked += 1
+    assert checked >= 100
