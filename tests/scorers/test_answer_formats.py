@@ -84,6 +84,34 @@ REASONING = [
         1.0,
     ),
     _case("r1-answer-tag-after-thinking", "5", "<think>\nd = 5\n</think>\n<answer>5</answer>", 1.0),
+    _case(
+        "r1-answer-tag-holding-a-sentence",
+        "5",
+        "<think>\nd = 5\n</think>\n<answer>\nThe diagonal is $5$.\n</answer>",
+        1.0,
+    ),
+    _case(
+        "r1-answer-tag-holding-a-phrase",
+        "5",
+        "<think>\nd = 5\n</think>\n<answer>The answer is 5</answer>",
+        1.0,
+    ),
+    _case(
+        "grpo-reasoning-tag-with-a-boxed-candidate",  # the answer tag after the last box is the answer
+        "5",
+        "<reasoning>\nMaybe $\\boxed{4}$? No: the diagonal is longer than a side.\n</reasoning>\n<answer>5</answer>",
+        1.0,
+    ),
+    _case(
+        "magistral-think-brackets",
+        "5",
+        "[THINK]Maybe $\\boxed{4}$? No: the diagonal is longer than a side.[/THINK]The diagonal is $\\boxed{5}$.",
+        1.0,
+    ),
+    _case("magistral-truncated", "5", "[THINK]So the diagonal is $\\boxed{5}$. Let me check that by", 0.0),
+    _case(
+        "sky-t1-truncated", "5", "<|begin_of_thought|>\nSo the diagonal is $\\boxed{5}$. Let me check", 0.0
+    ),
     _case("r1-phrase-without-box-after-thinking", "5", THINK + "The answer is 5.", 1.0),
     # the thinking is not the answer: a response that ends while thinking has not answered
     _case(
@@ -234,6 +262,14 @@ ADVERSARIAL = [
         0.0,
     ),
     _case("placeholder-word-box", "4", "\\boxed{\\text{answer}}", 0.0),
+    _case(
+        "two-answer-tags-after-reasoning",
+        "5",
+        "<reasoning>\nd = \\boxed{5}\n</reasoning>\n<answer>3</answer><answer>5</answer>",
+        0.0,
+    ),
+    _case("answer-tag-sentence-with-or", "5", "<answer>The answer is 3 or 5</answer>", 0.0),
+    _case("answer-tag-negated", "5", "<answer>It is not 5</answer>", 0.0),
     _case("hedge-with-maybe-then-so", "4", "It could be $\\boxed{3}$, so maybe $\\boxed{4}$.", 0.0),
     _case("box-then-different-phrase", "4", "The answer is $\\boxed{4}$.\n\nThe answer is 3.", 0.0),
 ]

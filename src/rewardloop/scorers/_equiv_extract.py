@@ -88,16 +88,23 @@ def extract_answers(response: str) -> Extraction:
     """
     if not isinstance(response, str):
         return Extraction((), "none")
-    region, thinking = answer_region(response)
-    text = region[-MAX_RESPONSE_CHARS:]
+    thinking = _has_thinking(response, response[:_HEAD])
+    if thinking:
+        response, thinking = answer_region(response)
+    text = response[-MAX_RESPONSE_CHARS:]
     boxes = _all_boxes(text)
     if boxes:
-        after = _last_phrase(text, boxes[-1][1][1])
+        last_end = boxes[-1][1][1]
+        # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": tags after the last box are the answer
+        tags = _tags(text, last_end) if "<answer>" in text[last_end:] else []
+        if tags:
+            return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
+        after = _last_phrase(text, last_end)
         if after is not None and _joins_boxes(after[0]):  # "\\boxed{255} ... Final Answer: ... is $10,455$"
             boxes.append(after)
         answers, spans = zip(*boxes, strict=True)
         return Extraction(answers, "boxed", spans, text, thinking)
-    tags = [(m.group(1).strip(), m.span()) for m in _TAG.finditer(text) if m.group(1).strip()]
+    tags = _tags(text, 0)
     if tags:
         return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
     phrase = _last_phrase_answer(text)
@@ -106,31 +113,61 @@ def extract_answers(response: str) -> Extraction:
     return Extraction((), "none", (), text, thinking)
 
 
-# reasoning models' thinking delimiters (DeepSeek-R1, QwQ, Qwen3 and their distills; Sky-T1 / OpenThoughts)
-_THOUGHT = ("<|begin_of_thought|>", "<|end_of_thought|>")
-_THINK_TAGS = (("<think>", "</think>"), _THOUGHT)
+def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
+    """The answer of every non-empty ``<answer>`` tag at or after ``start``, with its span."""
+    found = []
+    for m in _TAG.finditer(text, start):
+        content = m.group(1).strip()
+        if content:
+            found.append((_tag_answer(content), m.span()))
+    return found
+
+
+def _tag_answer(content: str) -> str:
+    """A tag's content, or the value a sentence in it states ("The answer is 5", "The diagonal is $5$.")."""
+    if len(_PROSE_WORD.findall(content)) < 3:
+        return content
+    found = _last_phrase(content, 0)
+    if found is not None:
+        return found[0]
+    m = _PROSE_VALUE.match(content)
+    if m and _MATHY.search(m.group(1)):
+        return _cut_sentence(m.group(1)).strip() or content
+    return content
+
+
+# reasoning models' thinking delimiters: DeepSeek-R1, QwQ, Qwen3 and their distills write ``<think>`` (or
+# their chat template opens it in the prompt, and the response only closes it); Sky-T1 / OpenThoughts and
+# Magistral open theirs at the start of the response
+_THINK = ("<think>", "</think>")
+_LEADING_THINK = (("<|begin_of_thought|>", "<|end_of_thought|>"), ("[THINK]", "[/THINK]"))
+_HEAD = 64  # where a response opens its thinking
+
+
+def _has_thinking(response: str, head: str) -> bool:
+    return "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head
 
 
 def answer_region(response: str) -> tuple[str, bool]:
     """The part of ``response`` that can hold its final answer, and whether thinking was set aside.
 
-    Everything up to the last closing tag (``</think>``, ``<|end_of_thought|>``) is thinking, and so is a
-    thinking block opened after it and never closed: a response truncated while thinking has no answer
-    region. ``<|begin_of_thought|>`` is looked for only where those models write it, at the start. Tags
-    are found by a scan from the end (linear, whatever their number); a response with no tag costs one
-    substring search.
+    Everything up to the last closing tag (``</think>``, ``<|end_of_thought|>``, ``[/THINK]``) is thinking,
+    and so is a thinking block opened after it, or at the start of the response, and never closed: a
+    response truncated while thinking has no answer region. Openers are looked for where models write them
+    (in the first 64 characters, or after the last closing tag); closing tags by scans from the end. Linear
+    whatever the number of tags; a response with none costs one substring search and three bounded ones.
     """
-    last = response.rfind("think>")
-    thought = _THOUGHT[0] in response[:64]
-    if last < 0 and not thought:
+    head = response[:_HEAD]
+    if not _has_thinking(response, head):
         return response, False
+    pairs = [_THINK, *(p for p in _LEADING_THINK if p[0] in head)]
     start = 0
-    for opener, closer in _THINK_TAGS if thought else _THINK_TAGS[:1]:
-        i = response.rfind(closer, 0, last + len("think>")) if opener == "<think>" else response.rfind(closer)
+    for _, closer in pairs:
+        i = response.rfind(closer)
         if i >= 0:
             start = max(start, i + len(closer))
     end = len(response)
-    for opener, _ in _THINK_TAGS if thought else _THINK_TAGS[:1]:
+    for opener, _ in pairs:
         j = response.find(opener, start, end)
         if j >= 0:
             end = j
