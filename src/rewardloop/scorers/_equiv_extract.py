@@ -1,12 +1,13 @@
 """Finding the final answer(s) a math response commits to. Linear time; never raises.
 
 Used by :mod:`rewardloop.scorers.math_equiv`. A reasoning model's thinking is never the answer: the text up
-to the last ``</think>`` (or ``<|end_of_thought|>``) is set aside, and so is a thinking block opened after it
-and never closed (a response that ends while thinking has not answered). In what is left, answers are looked
-for in order:
+to the last ``</think>`` (``<|end_of_thought|>``, ``[/THINK]``) is set aside, and so is a thinking block
+opened at the start or after it and never closed (a response that ends while thinking has not answered; see
+:func:`answer_region`). In what is left, answers are looked for in order:
 
-1. every complete ``\\boxed{...}`` / ``\\fbox{...}``, with its position;
-2. without a box, every ``<answer>...</answer>`` tag;
+1. every complete ``\\boxed{...}`` / ``\\fbox{...}``, with its position, unless ``<answer>`` tags follow
+   the last box (then the tags are the answers);
+2. without a box, every ``<answer>...</answer>`` tag (a sentence in a tag answers the value it states);
 3. without either, the last "final answer is X" / "answer: X" / "the answer is X" phrase (not "the answer is
    not X"), a "Final Answer" heading followed by X, a GSM8K ``#### X`` line, or a few-shot ``A: X`` final
    line; X runs to the end of its line, or to the end of its sentence.
