@@ -681,10 +681,12 @@ def _solve_ineq(text: str) -> tuple[str, Node] | None:
 
 def _split_relations(text: str) -> tuple[list[str], list[str]] | None:
     """The sides and relations (``< <= > >=``) of an inequality, split outside brackets only."""
-    sides, ops, start = [], [], 0
+    sides, ops, start, depth, seen = [], [], 0, 0, 0
     for m in _RELATION.finditer(text):
-        head = text[: m.start()]
-        if sum(head.count(c) for c in "([{") != sum(head.count(c) for c in ")]}"):
+        head = text[seen : m.start()]
+        depth += sum(head.count(c) for c in "([{") - sum(head.count(c) for c in ")]}")
+        seen = m.start()
+        if depth:
             continue
         sides.append(text[start : m.start()].strip())
         ops.append(_OPS[m.group()])
