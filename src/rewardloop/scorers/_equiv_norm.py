@@ -127,12 +127,12 @@ def _normalize(text: str) -> str:
     s = _DEGREES.sub("", s)
     s = _PERCENT.sub("", s)
     s = s.replace("\\$", "").replace("$", "")
-    s = _OR_AND.sub(",", s).strip().rstrip(".").strip()
+    s = _or_and(s).strip().rstrip(".").strip()
     s = _strip_units(s)
     s = _unwrap(s)
     s = _strip_units(s)
     s = s.replace("\\ ", " ").replace("~", " ")
-    s = _OR_AND.sub(",", s)
+    s = _or_and(s)
     s = _GROUP_SEP.sub("", s)
     s = _SQRT_BARE.sub(r"\\sqrt{\1}", s)
     s = _FRAC_BARE.sub(r"\\frac{\1}{\2}", s)
@@ -148,6 +148,10 @@ def _normalize(text: str) -> str:
     if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
         return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
     return compact
+
+
+def _or_and(s: str) -> str:
+    return _OR_AND.sub(",", s) if "or" in s or "and" in s else s  # most answers have neither word
 
 
 _KEEP_SPACE = re.compile(r"(\\[A-Za-z]+)\s+(?=[A-Za-z0-9])")
