@@ -122,6 +122,12 @@ REASONING = [
     ),
     _case("thinking-then-no-answer", "5", THINK + "I could not finish this problem.", 0.0),
     _case("thinking-then-nothing", "5", "<think>\nSo the diagonal is $\\boxed{5}$.\n</think>\n\n", 0.0),
+    _case(  # closing tags split the response: only what follows the last one is graded ("last" semantics)
+        "boxes-between-closing-tags",
+        "4",
+        "\\boxed{3}</think>\\boxed{2}</think>\\boxed{4}",
+        1.0,
+    ),
 ]
 
 FAMILIES = [
@@ -169,6 +175,15 @@ FAMILIES = [
         1.0,
     ),
     _case("box-then-same-answer-in-words", "5", "\\boxed{5}\n\n**Answer:** 5 units", 1.0),
+    _case("box-then-phrase-with-a-remark", "5", "\\boxed{5}\n\nThe answer is: 5 (the diagonal)", 1.0),
+    _case("phrase-with-a-remark", "12", "Answer: 12 (in cm)", 1.0),
+    _case("phrase-with-an-alternative-in-parentheses", "5", "The answer is 5 (or 6).", 0.0),
+    _case(  # the rule's known cost: the last box decides, even a box in a side note
+        "box-in-a-note-after-the-answer",
+        "5",
+        "\\boxed{5}\n\n**Note:** If the sides were 6 and 8, the diagonal would be $\\boxed{10}$.",
+        0.0,
+    ),
     _case("chinese-final-answer-box", "5", "最终答案是 $\\boxed{5}$。", 1.0),
     # multiple choice
     _case("choice-the-answer-is-letter", "B", "Only option B fits both equations. The answer is (B).", 1.0),

@@ -314,7 +314,13 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
         m = _PROSE_VALUE.match(answer)
         if m and _MATHY.search(m.group(1)):
             answer = m.group(1).strip()
+    if answer.endswith(")"):
+        answer = _REMARK.sub("", answer) or answer  # "5 (the diagonal)"
     return (answer, (last.start(), last.end() + len(rest))) if answer else None
+
+
+# a trailing remark in words after a phrase's answer: "5 (the diagonal)", "12 (in cm)"; never "(B)" or "(or 6)"
+_REMARK = re.compile(r"\s+\((?:[A-Za-z]{2,}[\s,.]*){1,6}\)$")
 
 
 def _cut_sentence(rest: str) -> str:
