@@ -338,12 +338,15 @@ def test_extraction_reports_what_it_set_aside():
     assert score.info["stage"] == "no_answer" and "thinking" in score.info["reason"]
 
 
-def test_thinking_tags_in_adversarial_numbers_stay_linear():
+def test_thinking_and_answer_tags_in_adversarial_numbers_stay_linear():
     # thousands of tags: each is found by one scan from the end, never by pairing tags
     response = (
         "<think>\\boxed{1}</think>" * 5000 + "\\boxed{4}" + "<think>" * 3 + "</think>" * 3 + "\\boxed{4}"
     )
     assert _score("4", response).value == 1.0
+    # thousands of unclosed answer tags: one forward pass (a lazy regex would rescan to the end per tag)
+    assert _score("4", "\\boxed{4}" + "<answer>" * 10000).value == 1.0
+    assert extract_answers("<answer>" * 10000 + "</answer>").answers == ("<answer>" * 9999,)
 
 
 # the rows of the final-answer table in docs/math-verifier.md added with these formats: (gold, response,

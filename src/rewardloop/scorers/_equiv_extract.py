@@ -55,7 +55,8 @@ MAX_PHRASE_ANSWER = 300
 FINAL_ANSWER_RULES = ("final", "wrong", "last")
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
-_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+_TAG_OPEN = re.compile(r"<answer>", re.IGNORECASE)
+_TAG_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 # anchors for responses without a box; the last match wins
 _PHRASES = re.compile(
     # "The answer is 5", "Answer: 5", "**Answer**: 5"; "the answer is not 7" states no answer
@@ -115,12 +116,20 @@ def extract_answers(response: str) -> Extraction:
 
 
 def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
-    """The answer of every non-empty ``<answer>`` tag at or after ``start``, with its span."""
+    """The answer of every non-empty ``<answer>`` tag at or after ``start``, with its span.
+
+    A tag runs from ``<answer>`` to the next ``</answer>``; both are searched forward from where the last
+    tag ended, so thousands of unclosed tags cost one pass (a lazy regex would rescan to the end per tag).
+    """
     found = []
-    for m in _TAG.finditer(text, start):
-        content = m.group(1).strip()
+    while (m := _TAG_OPEN.search(text, start)) is not None:
+        close = _TAG_CLOSE.search(text, m.end())
+        if close is None:
+            break  # no closing tag after this one: none after any later opener either
+        content = text[m.end() : close.start()].strip()
         if content:
-            found.append((_tag_answer(content), m.span()))
+            found.append((_tag_answer(content), (m.start(), close.end())))
+        start = close.end()
     return found
 
 
