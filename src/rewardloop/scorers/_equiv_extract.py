@@ -90,8 +90,9 @@ def extract_answers(response: str) -> Extraction:
     """
     if not isinstance(response, str):
         return Extraction((), "none")
-    thinking = _has_thinking(response, response[:_HEAD])
-    if thinking:
+    head, thinking = response[:_HEAD], False
+    # _has_thinking inlined: this runs on every response
+    if "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head:
         response, thinking = answer_region(response)
     text = response[-MAX_RESPONSE_CHARS:]
     boxes = _all_boxes(text)
