@@ -178,6 +178,10 @@ FAMILIES = [
     _case("box-then-phrase-with-a-remark", "5", "\\boxed{5}\n\nThe answer is: 5 (the diagonal)", 1.0),
     _case("phrase-with-a-remark", "12", "Answer: 12 (in cm)", 1.0),
     _case("phrase-with-an-alternative-in-parentheses", "5", "The answer is 5 (or 6).", 0.0),
+    _case("phrase-with-a-reason", "5", "The answer is 5, which is the only prime that works.", 1.0),
+    _case("phrase-with-a-reason-in-math", "5", "The answer is $5$, since $3^2 + 4^2 = 5^2$.", 1.0),
+    _case("phrase-with-an-adverb", "5", "The answer is clearly 5.", 1.0),
+    _case("phrase-with-a-second-value", "5", "The answer is 3, as well as 5.", 0.0),
     _case(  # the rule's known cost: the last box decides, even a box in a side note
         "box-in-a-note-after-the-answer",
         "5",

@@ -326,7 +326,19 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
             answer = m.group(1).strip()
     if answer.endswith(")"):
         answer = _REMARK.sub("", answer) or answer  # "5 (the diagonal)"
+    if " " in answer or "," in answer:
+        answer = _LEAD_ADVERB.sub("", _REASON.sub("", answer)).strip() or answer
     return (answer, (last.start(), last.end() + len(rest))) if answer else None
+
+
+# a reason given after the value: "5, which is prime", "$5$, since $3^2+4^2=5^2$", "5 because ..."
+_REASON = re.compile(
+    r"(?:,\s*(?:which|since|because|where|given)|\s+(?:because|since))\b.*$", re.IGNORECASE | re.DOTALL
+)
+# an adverb before the value: "clearly 5", "simply $5$"
+_LEAD_ADVERB = re.compile(
+    r"^(?:clearly|simply|just|indeed|exactly|precisely|therefore|thus|hence)\s+", re.IGNORECASE
+)
 
 
 # a trailing remark in words after a phrase's answer: "5 (the diagonal)", "12 (in cm)"; never "(B)" or "(or 6)"
