@@ -198,6 +198,8 @@ FAMILIES = [
     _case("choice-bold-answer", "B", "**Answer: (B)**", 1.0),
     _case("choice-with-reason", "B", "The answer is (B) because it is the only even option.", 1.0),
     _case("choice-wrong-letter", "B", "The answer is (C).", 0.0),
+    _case("choice-correct-option-is", "B", "Checking each choice, the correct option is (B).", 1.0),
+    _case("choice-best-choice", "B", "**Best choice: B**", 1.0),
 ]
 
 DECORATED = [

@@ -59,8 +59,10 @@ _TAG_OPEN = re.compile(r"<answer>", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 # anchors for responses without a box; the last match wins
 _PHRASES = re.compile(
-    # "The answer is 5", "Answer: 5", "**Answer**: 5"; "the answer is not 7" states no answer
-    r"(?i:(?:final\s+answer|the\s+answer|answer)(?:\s+is)?\**\s*(?::|is)(?!\s*not\b)\s*)"
+    # "The answer is 5", "Answer: 5", "**Answer**: 5", "The correct option is (B)"; "the answer is not 7" states
+    # no answer
+    r"(?i:(?:final\s+answer|the\s+answer|answer|(?:correct|right|best)\s+(?:option|choice))"
+    r"(?:\s+is)?\**\s*(?::|is)(?!\s*not\b)\s*)"
     r"|^\s*####\s*"
     r"|^\s*A\s*:\s*"
     # "Answer $9$", "Answer \\[ 9 \\]", "**Final Answer**\n\\[\n9\n\\]"; or a heading line ("### Final Answer")
@@ -302,13 +304,13 @@ def _last_phrase_answer(text: str) -> str | None:
     return None if found is None else found[0]
 
 
-_ANSWER_WORD = re.compile("answer", re.IGNORECASE)
+_ANSWER_WORD = re.compile("answer|option|choice", re.IGNORECASE)
 
 
 def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     """The answer of the last answer phrase at or after ``start``, and its span."""
     if text.find(":", start) < 0 and text.find("#", start) < 0 and not _ANSWER_WORD.search(text, start):
-        return None  # every phrase has "answer", "####" or "A:" in it (the common text after a box)
+        return None  # every phrase has "answer" (or "option", "choice"), "####" or "A:" in it
     last = None
     # the last match lies in the tail when the tail has one (``^`` only matches at real line starts)
     for begin in dict.fromkeys((max(start, len(text) - _PHRASE_TAIL), start)):
