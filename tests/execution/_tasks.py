@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from rewardloop.errors import InvalidSampleError
 from rewardloop.scorers._base import Scorer
@@ -579,3 +580,19 @@ class SubmittedFirstProbe(Scorer):
         stats = self.runner.pool_stats()
         busy = stats is not None and stats.tasks_queued + stats.tasks_running > 0
         return Score(1.0, info={"pool_busy": busy})
+
+
+class OddQuickScorer(Scorer):
+    """quick() returns a float for "f", raises for "boom", a dict for "d", a Score for "s"; else undecided."""
+
+    name = "odd_quick"
+    execution = "process"
+    timeout_s = 5.0
+
+    def quick(self, sample: Sample) -> Any:
+        if sample.response == "boom":
+            raise ValueError("quick exploded")
+        return {"f": 0.25, "d": {"score": 0.75, "acc": True}, "s": Score(1.0)}.get(sample.response)
+
+    def score(self, sample: Sample) -> Score:
+        return Score(0.5, info={"by": "score"})

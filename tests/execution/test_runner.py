@@ -538,3 +538,18 @@ def test_quick_verdicts_settle_before_any_worker_or_key():
         mixed = r.run_sync(scorer, [Sample("5", "5"), Sample("5", "6"), Sample("5", "6")])
     assert [i["by"] for i in mixed.infos] == ["quick", "score", "score"]
     assert mixed.infos[2].get("dedup_of") == 1  # identical undecided samples are still de-duplicated
+
+
+def test_quick_pass_coerces_contains_and_reports_like_any_attempt():
+    # what quick() returns is coerced like score()'s result; a raising quick() fails only its sample; every
+    # settled sample reaches on_done and the batch report
+    seen = []
+    samples = [Sample(r, "") for r in ("f", "boom", "d", "s", "x")]
+    with Runner(workers=1) as r:
+        batch = asyncio.run(r.run(_tasks.OddQuickScorer(), samples, on_done=seen.append))
+    assert batch.values[0] == 0.25 and batch.values[2] == 0.75 and batch.values[3] == 1.0
+    assert batch.metrics["acc"][2] is True
+    assert batch.statuses[1] is Status.SCORER_ERROR and "quick exploded" in batch.infos[1]["error"]
+    assert batch.values[4] == 0.5 and batch.infos[4]["by"] == "score"
+    assert sorted(seen) == [0, 1, 2, 3, 4]
+    assert batch.stats["executed"] == 5 and batch.stats["status"]["scorer_error"] == 1
