@@ -84,6 +84,7 @@ REASONING = [
         1.0,
     ),
     _case("r1-answer-tag-after-thinking", "5", "<think>\nd = 5\n</think>\n<answer>5</answer>", 1.0),
+    _case("r1-box-inside-answer-tag", "5", "<think>\nd = 5\n</think>\n<answer>$\\boxed{5}$</answer>", 1.0),
     _case(
         "r1-answer-tag-holding-a-sentence",
         "5",
@@ -290,6 +291,13 @@ ADVERSARIAL = [
         0.0,
     ),
     _case("answer-tag-sentence-with-or", "5", "<answer>The answer is 3 or 5</answer>", 0.0),
+    _case("boxed-tag-then-another-tag", "4", "<answer>\\boxed{3}</answer> <answer>4</answer>", 0.0),
+    _case(
+        "two-boxes-in-a-tag-after-reasoning",
+        "4",
+        "<reasoning>x</reasoning>\\boxed{2}<answer>\\boxed{3}\\boxed{4}</answer>",
+        0.0,
+    ),
     _case("answer-tag-negated", "5", "<answer>It is not 5</answer>", 0.0),
     _case("hedge-with-maybe-then-so", "4", "It could be $\\boxed{3}$, so maybe $\\boxed{4}$.", 0.0),
     _case("box-then-different-phrase", "4", "The answer is $\\boxed{4}$.\n\nThe answer is 3.", 0.0),

@@ -100,8 +100,9 @@ def extract_answers(response: str) -> Extraction:
     boxes = _all_boxes(text)
     if boxes:
         last_end = boxes[-1][1][1]
-        # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": tags after the last box are the answer
-        tags = _tags(text, last_end) if "<answer>" in text[last_end:] else []
+        # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": with a tag after the last box, the
+        # tags are the answers (all of them: "<answer>\\boxed{3}</answer><answer>4</answer>" is a hedge)
+        tags = _tags(text, 0) if "<answer>" in text[last_end:] else []
         if tags:
             return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
         after = _last_phrase(text, last_end)
@@ -137,7 +138,10 @@ def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
 
 
 def _tag_answer(content: str) -> str:
-    """A tag's content, or the value a sentence in it states ("The answer is 5", "The diagonal is $5$.")."""
+    """A tag's content: its one box, or the value a sentence in it states ("The diagonal is $5$."), or as is."""
+    if "\\boxed" in content or "\\fbox" in content:
+        boxes = _all_boxes(content)
+        return boxes[0][0] if len(boxes) == 1 else content  # several boxes in one tag: no single value
     if len(_PROSE_WORD.findall(content)) < 3:
         return content
     found = _last_phrase(content, 0)
