@@ -309,12 +309,24 @@ def _last_phrase_answer(text: str) -> str | None:
 
 
 _ANSWER_WORD = re.compile("answer|option|choice", re.IGNORECASE)
+_A_COLON = re.compile(r"A\s*:")
+
+
+def _may_have_phrase(text: str, start: int) -> bool:
+    """Whether ``text[start:]`` holds what every answer phrase needs: "answer" (or "option", "choice"),
+    "####" or "A:". Searching for these is a fraction of the cost of the phrase pattern itself, which a
+    long tail of text after the last box (degenerate output: kilobytes of it) would otherwise pay in full."""
+    return (
+        text.find("####", start) >= 0
+        or _A_COLON.search(text, start) is not None
+        or _ANSWER_WORD.search(text, start) is not None
+    )
 
 
 def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     """The answer of the last answer phrase at or after ``start``, and its span."""
-    if text.find(":", start) < 0 and text.find("#", start) < 0 and not _ANSWER_WORD.search(text, start):
-        return None  # every phrase has "answer" (or "option", "choice"), "####" or "A:" in it
+    if not _may_have_phrase(text, start):
+        return None
     last = None
     # the last match lies in the tail when the tail has one (``^`` only matches at real line starts)
     for begin in dict.fromkeys((max(start, len(text) - _PHRASE_TAIL), start)):
