@@ -229,7 +229,7 @@ def main() -> int:
     parser.add_argument("--datasets", default="qwen25_math_cot,gsm8k_gpt3")
     parser.add_argument("--skip-verl", action="store_true")
     parser.add_argument(
-        "--rounds", type=int, default=5, help="rounds of ours vs Math-Verify (median reported)"
+        "--rounds", type=int, default=7, help="rounds of ours vs Math-Verify (median reported)"
     )
     parser.add_argument(
         "--passes", type=int, default=3, help="alternating passes per round (the best counts)"
