@@ -182,7 +182,8 @@ def cpu_bound(
     parent, worker, sent = one_pass(scorers, samples)
     bound = max(parent, worker / WORKERS, (parent + worker) / WORKERS)
     return {
-        "what": "the scorers' own CPU seconds on this batch, warm, one thread (time.thread_time)",
+        "what": "the scorers' own CPU seconds on this batch, warmed on other responses with the data caches "
+        "emptied, one thread (time.thread_time)",
         "parent_s": round(parent, 3),
         "worker_s": round(worker, 3),
         "samples_to_workers": sent,
@@ -959,7 +960,7 @@ def _bound_line(section: dict[str, Any], baseline: str) -> list[str]:
     if not b:
         return []
     return [
-        f"CPU bound (the scorers' own work, warm, one thread): {b['parent_s']:.2f} s in the runner's loop "
+        f"CPU bound (the scorers' own work, cold for these responses, one thread): {b['parent_s']:.2f} s in the runner's loop "
         f"(`quick()` + inline scorers) + {b['worker_s']:.2f} s in workers ({b['samples_to_workers']} samples, "
         f"{_f(b['worker_ms_per_sample'], 2)} ms each); no schedule on {WORKERS} cores beats "
         f"{b[f'bound_s_{WORKERS}_cores']:.2f} s, i.e. at most {_f(b['max_ratio_vs_baseline'], 2)}× vs {baseline}.",
