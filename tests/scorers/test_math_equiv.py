@@ -590,3 +590,19 @@ def test_the_hot_path_score_is_a_plain_score():
     assert fast.status is Status.OK and fast.ok and pickle.loads(pickle.dumps(fast)) == fast
     got = MathEquivScorer().quick(Sample(response="\\boxed{4}", ground_truth="4"))
     assert type(got.value) is float and got == Score(got.value, metrics=got.metrics, info=got.info)
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "value"),
+    [
+        ("\\boxed{\\large 5}", "5", 1.0),
+        ("\\boxed{\\Large\\frac{3}{4}}", "0.75", 1.0),
+        ("\\boxed{\\small 5}", "5", 1.0),
+        ("\\boxed{\\textstyle \\frac{1}{2}}", "\\frac12", 1.0),
+        ("\\boxed{\\LARGE{7}}", "7", 1.0),
+        ("\\boxed{\\large 6}", "5", 0.0),  # a size switch never makes a wrong value right
+        ("\\boxed{A \\smallsetminus B}", "A \\setminus B", 0.0),  # a command that only starts like one
+    ],
+)
+def test_font_size_and_style_switches_do_not_change_an_answer(response, gold, value):
+    assert judge(response, [gold]).value == value

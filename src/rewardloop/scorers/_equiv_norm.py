@@ -52,6 +52,11 @@ _REPLACE = (
     ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
     ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"),
 )  # fmt: skip
+# font-size and math-style switches change how an answer looks, never what it is ("\\boxed{\\large 5}")
+_SIZES = re.compile(
+    r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge|textstyle|scriptstyle"
+    r"|scriptscriptstyle)(?![A-Za-z])\s*(?:\{([^{}]*)\})?"  # "\\large{7}": the group is the answer
+)
 _WRAPPERS = re.compile(
     r"\\(?:boxed|fbox|text|textbf|textit|textrm|mathrm|mathbf|mathit|mbox|operatorname|boldsymbol|mathsf|mathnormal|textnormal|textsf|textup)\s*\{"
 )
@@ -121,6 +126,8 @@ def _normalize(text: str) -> str:
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
     for token in _DROP:
         s = s.replace(token, " ")
+    if any(w in s for w in ("style", "size", "arge", "ARGE", "tiny", "small", "uge")):
+        s = _SIZES.sub(lambda m: f" {m.group(1) or ''} ", s)
     for old, new in _REPLACE:
         s = s.replace(old, new)
     s = _INF.sub(r"\\infty", s)
