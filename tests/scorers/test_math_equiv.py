@@ -606,3 +606,21 @@ def test_the_hot_path_score_is_a_plain_score():
 )
 def test_font_size_and_style_switches_do_not_change_an_answer(response, gold, value):
     assert judge(response, [gold]).value == value
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "value"),
+    [
+        ("\\boxed{0.\\overline{3}}", "\\frac13", 1.0),  # a repeating decimal is exact
+        ("\\boxed{\\frac{1}{3}}", "0.\\overline{3}", 1.0),
+        ("\\boxed{\\frac16}", "0.1\\overline{6}", 1.0),
+        ("\\boxed{\\frac{8}{7}}", "1.\\overline{142857}", 1.0),
+        ("\\boxed{0.\\overline{6}}", "\\frac13", 0.0),
+        ("\\boxed{0.333}", "0.\\overline{3}", 0.0),  # a coarse decimal is not the exact value
+        ("\\boxed{0.3}", "0.\\overline{3}", 0.0),
+        ("\\boxed{\\frac{\\sqrt{3}}{2}}", "\\frac{\\sqrt3}2", 1.0),  # a bare one-character denominator
+        ("\\boxed{\\frac{\\sqrt3}3}", "\\frac{\\sqrt{3}}{2}", 0.0),
+    ],
+)
+def test_repeating_decimals_and_bare_denominators(response, gold, value):
+    assert judge(response, [gold]).value == value

@@ -87,6 +87,8 @@ _LEADING_UNIT_WORD = re.compile(r"^(?:\\\$|\$|USD\s*)")
 _SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
 _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
+# "\\frac{\\sqrt3}2": a braced numerator (one level of nesting) and a bare one-character denominator
+_FRAC_DEN_BARE = re.compile(r"\\frac\s*(\{(?:[^{}]|\{[^{}]*\})*\})\s*([0-9a-zA-Z])")
 _SPACES = re.compile(r"\s+")
 _TEXT_ONLY = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
 _CLOCK = re.compile(r"^\s*(\d{1,2}):([0-5]\d)\s*(?:([AaPp])\.?\s*[Mm]\.?)?\s*$")
@@ -144,6 +146,7 @@ def _normalize(text: str) -> str:
     s = _SQRT_BARE.sub(r"\\sqrt{\1}", s)
     s = _FRAC_BARE.sub(r"\\frac{\1}{\2}", s)
     s = _FRAC_HALF_BARE.sub(r"\\frac{\1}", s)
+    s = _FRAC_DEN_BARE.sub(r"\\frac\1{\2}", s)
     s = s.strip().rstrip(".").strip()
     s = _strip_outer_braces(s)
     s = _LOG.sub(r"\\ln", s)
@@ -394,6 +397,8 @@ _DEC = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _NUM_RE = re.compile(rf"^([+-]?){_DEC}$")
 _FRAC_RE = re.compile(r"^([+-]?)\\frac\{([+-]?\d+(?:\.\d+)?)\}\{([+-]?\d+(?:\.\d+)?)\}$")
 _SLASH_RE = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)$")
+# "0.\\overline{3}", "0.1\\overline{6}", "1.\\overline{142857}": a repeating decimal (exact)
+_REPEATING_RE = re.compile(r"^([+-]?)(\d*)\.(\d*)\\overline\{(\d{1,20})\}$")
 _MIXED_RE = re.compile(r"^([+-]?)(\d+)\\frac\{(\d+)\}\{(\d+)\}$")
 _SCI_RE = re.compile(
     rf"^([+-]?{_DEC})(?:\\times|\\cdot|\*|x)10\^\{{?([+-]?\d+)\}}?$|^([+-]?{_DEC})[eE]([+-]?\d+)$"
@@ -416,6 +421,13 @@ def exact_number(s: str) -> Fraction | None:
             if den == 0:
                 return None
             value = num / den
+            return -value if m.group(1) == "-" else value
+        m = _REPEATING_RE.match(s)
+        if m:
+            head, fixed, period = m.group(2) or "0", m.group(3), m.group(4)
+            value = Fraction(f"{head}.{fixed or 0}") + Fraction(
+                int(period), 10 ** len(fixed) * (10 ** len(period) - 1)
+            )
             return -value if m.group(1) == "-" else value
         m = _MIXED_RE.match(s)
         if m and int(m.group(4)) != 0 and int(m.group(3)) < int(m.group(4)):
