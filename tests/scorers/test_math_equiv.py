@@ -624,3 +624,24 @@ def test_font_size_and_style_switches_do_not_change_an_answer(response, gold, va
 )
 def test_repeating_decimals_and_bare_denominators(response, gold, value):
     assert judge(response, [gold]).value == value
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "value"),
+    [
+        # one value written several ways inside one answer is not a hedge (as separate equal boxes are not)
+        ("Answer: $\\frac34$ or $0.75$", "\\frac34", 1.0),
+        ("\\boxed{0.75 \\text{ or } \\frac{3}{4}}", "\\frac34", 1.0),
+        ("\\boxed{(x+1)^2 \\text{ or } x^2+2x+1}", "x^2+2x+1", 1.0),
+        # any item that is not the gold makes it a hedge
+        ("\\boxed{3 \\text{ or } 4}", "3", 0.0),
+        ("\\boxed{4 \\text{ or } 3}", "3", 0.0),
+        ("\\boxed{2, 3}", "2", 0.0),
+        ("\\boxed{x+1, x+2}", "x+1", 0.0),
+        ("\\boxed{32, 349}", "32349", 0.0),
+        ("Answer: $0.3$ or $\\frac13$", "\\frac13", 0.0),  # the coarse item is not the value
+    ],
+)
+def test_a_list_of_one_value_answers_a_single_gold(response, gold, value):
+    assert judge(response, [gold]).value == value
+    assert judge(response, [gold], multiple_answers="wrong").value == value

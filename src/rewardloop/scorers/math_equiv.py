@@ -298,6 +298,10 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     single = _singleton(g, p)
     if single is not None:  # "\\{-2\\}" is the set of the one value -2
         return _equal(*single, rel_tol, leaf)
+    if p.kind == "list" and g.kind in ("number", "expr") and len(p.items) > 1:
+        # "\\frac34 or 0.75" for the single value 3/4: one value written several ways, as separate boxes of
+        # equal values are; any item that is not the gold makes it a hedge, which scores 0
+        return all(_equal(g, item, rel_tol, leaf) for item in p.items)
     if g.kind == "ineq" or p.kind == "ineq":
         return _equal_ineq(g, p, rel_tol, leaf)
     solutions = _solutions_pair(g, p) if g.kind == "list" or p.kind == "list" else None
