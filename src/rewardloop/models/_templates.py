@@ -25,6 +25,7 @@ from ..types import Sample
 __all__ = [
     "JUDGE_TEMPLATES",
     "chat_of",
+    "judge_messages",
     "parse_binary",
     "parse_rating",
     "render",
@@ -76,6 +77,12 @@ def render(template: str, **fields: str) -> str:
         return str(fields.get(m.group(1), ""))
 
     return _FIELD.sub(sub, template)
+
+
+def judge_messages(system_prompt: str | None, content: str) -> list[dict[str, str]]:
+    """A judge's chat: the system prompt (when there is one), then ``content`` as the user turn."""
+    system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    return [*system, {"role": "user", "content": content}]
 
 
 # -- reward-model input ---------------------------------------------------------------------------

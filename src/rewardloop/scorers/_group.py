@@ -256,11 +256,10 @@ class PairwiseJudge(GroupScorer):
         self.deterministic = temperature == 0.0  # type: ignore[misc]
 
     def messages(self, question: str, first: str, second: str) -> list[dict[str, str]]:
-        from ..models._templates import render
+        from ..models._templates import judge_messages, render
 
         content = render(self.template, question=question, first=first, second=second)
-        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return [*system, {"role": "user", "content": content}]
+        return judge_messages(self.system_prompt, content)
 
     async def ascore_group(
         self, samples: Sequence[Sample], base: Sequence[Score] | None = None
@@ -392,13 +391,12 @@ class ListwiseJudge(PairwiseJudge):
         self.template = template
 
     def listing(self, question: str, responses: Sequence[str]) -> list[dict[str, str]]:
-        from ..models._templates import render
+        from ..models._templates import judge_messages, render
 
         head, _, tail = self.template.partition("{responses}")
         block = "\n\n".join(f"[Response {k + 1}]\n{r}" for k, r in enumerate(responses))
         content = render(head, question=question) + block + render(tail, question=question)
-        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return [*system, {"role": "user", "content": content}]
+        return judge_messages(self.system_prompt, content)
 
     async def ascore_group(
         self, samples: Sequence[Sample], base: Sequence[Score] | None = None

@@ -40,7 +40,14 @@ from typing import Any, ClassVar
 
 from ..errors import ConfigError, RateLimited, ScoringError
 from ..models._clients import ChatClient, RetryPolicy
-from ..models._templates import JUDGE_TEMPLATES, parse_binary, parse_rating, question_of, render
+from ..models._templates import (
+    JUDGE_TEMPLATES,
+    judge_messages,
+    parse_binary,
+    parse_rating,
+    question_of,
+    render,
+)
 from ..types import Sample, Score, Status
 from ._base import Scorer
 from .reward_model import failure_of
@@ -163,8 +170,7 @@ class JudgeScorer(Scorer):
             first=first,
             second=second,
         )
-        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return [*system, {"role": "user", "content": content}]
+        return judge_messages(self.system_prompt, content)
 
     async def _ask(self, messages: list[dict[str, str]]) -> tuple[str, float | None, bool]:
         """(judge text, parsed verdict or None, came from cache)."""
