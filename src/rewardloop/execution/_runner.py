@@ -854,39 +854,17 @@ class _Batch:
         to their worker without asking ``quick()`` again. Not with a result cache, which wants every verdict
         keyed."""
         settled: set[int] = set()
-        runner = self.runner
-        if runner._cache is not None:
+        if self.runner._cache is not None:
             return settled
-        # the loop runs once per sample of every batch: what _quick, Runner._done and _complete do, inlined
-        # (no key and no follower exists yet, and nothing is cached)
         undecided: dict[int, _Plan] = {}
-        ctx, done, on_done = self.ctx, self.done, self.on_done
-        latencies, exec_times, t0 = ctx.executed_latency, ctx.executed_exec, ctx.t0
-        slow = runner.config.slow_sample_s
-        clock = time.perf_counter
         for i, (plan, sample) in enumerate(zip(self.plans, self.samples, strict=True)):
             if plan.mode in ("inline", "async") or plan.batch or not _wants_quick(plan, sample):
                 continue
-            scorer = plan.scorer
-            start = clock()
-            try:
-                verdict = scorer.quick(sample)
-            except Exception as exc:
-                verdict = failure_score(exc)
-            end = clock()
+            verdict, spent = _quick(plan.scorer, sample)
             if verdict is None:
                 self.plans[i] = undecided.setdefault(id(plan), dataclasses.replace(plan, quick=False))
                 continue
-            if type(verdict) is not Score:
-                verdict = _safe_score(scorer, verdict)
-            spent, latency = end - start, end - t0
-            latencies.append(latency)
-            exec_times.append(spent)
-            if slow is not None and spent > slow:
-                runner._log_if_slow(sample, i, spent, verdict)
-            done[i] = _Done(verdict, max(0.0, latency - spent), spent)
-            if on_done is not None:
-                on_done(i)
+            self._complete(i, self.runner._done(verdict, self.ctx, spent))
             settled.add(i)
         return settled
 
