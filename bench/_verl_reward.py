@@ -159,12 +159,12 @@ def build_dataproto(rows: list[dict[str, Any]], tokenizer: Any) -> Any:
     )
 
 
-def _warm_data(args: argparse.Namespace, data: Any, tokenizer: Any = None) -> Any:
+def _warm_data(args: argparse.Namespace, data: Any, tokenizer: Any) -> Any:
     """What a side warms up on: ``--warm-input`` (other responses, so nothing timed is already cached), else
     the timed batch itself."""
     if not args.warm_input:
         return data
-    return build_dataproto(_rows(args.warm_input), tokenizer or load_tokenizer(args.tokenizer_dir))
+    return build_dataproto(_rows(args.warm_input), tokenizer)
 
 
 def _rewards(tensor: Any) -> list[float]:
@@ -239,18 +239,17 @@ def loop(args: argparse.Namespace) -> None:
     rows = _rows(args.input)
     tokenizer = load_tokenizer(args.tokenizer_dir)
     data = build_dataproto(rows, tokenizer)
+    warm = _warm_data(args, data, tokenizer)
     report: dict[str, Any] = {"n": len(rows), "workers": args.workers}
     try:
-        report["ray_loop"] = _ray_loop(args, data)
+        report["ray_loop"] = _ray_loop(args, data, warm)
     except Exception as exc:  # reported, and the asyncio fallback still runs
         report["ray_loop"] = {"error": f"{type(exc).__name__}: {str(exc)[:2000]}"}
-    report["run_single"] = asyncio.run(
-        _run_single_all(data, tokenizer, args.repeats, _warm_data(args, data, tokenizer))
-    )
+    report["run_single"] = asyncio.run(_run_single_all(data, tokenizer, args.repeats, warm))
     _dump(report, args.output)
 
 
-def _ray_loop(args: argparse.Namespace, data: Any) -> dict[str, Any]:
+def _ray_loop(args: argparse.Namespace, data: Any, warm: Any) -> dict[str, Any]:
     import ray
     from verl.experimental.reward_loop import RewardLoopManager
 
@@ -258,7 +257,7 @@ def _ray_loop(args: argparse.Namespace, data: Any) -> dict[str, Any]:
     ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     try:
         manager = RewardLoopManager(loop_config(args.tokenizer_dir, args.workers))
-        manager.compute_rm_score(_warm_data(args, data))  # warm: actors up, scorer modules imported
+        manager.compute_rm_score(warm)  # warm: actors up, scorer modules imported
         startup = time.perf_counter() - t0
         runs, out = [], None
         for _ in range(args.repeats):

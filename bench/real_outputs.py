@@ -115,16 +115,11 @@ def _adjudicated(name: str) -> dict[str, dict[str, Any]]:
 # --------------------------------------------------------------------------- graders
 
 
-def _clear_parent_caches() -> None:
-    """Forget what an earlier round taught this process (math_equiv's normalisation and parse caches)."""
-    clear_scorer_caches()
-
-
 def run_ours(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One warm pass of ``name`` (a registered scorer) through a fresh ``Runner(workers=2)``."""
     from rewardloop import Runner, Sample, get_scorer
 
-    _clear_parent_caches()
+    clear_scorer_caches()
 
     scorer = get_scorer(name)
     samples = [
@@ -156,7 +151,7 @@ def sequential_ms(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-sample cost of ``quick() or score()`` in this process, after ``warm_up()``: p50 / p99 in ms."""
     from rewardloop import Sample, get_scorer
 
-    _clear_parent_caches()
+    clear_scorer_caches()
     scorer = get_scorer(name)
     if hasattr(scorer, "warm_up"):
         scorer.warm_up()
