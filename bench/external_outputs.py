@@ -24,6 +24,7 @@ Writes ``bench/results/external_outputs.json`` (``--output``) and prints tables.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -93,12 +94,30 @@ def run_grader(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def symbolic_share(rows: list[dict[str, Any]]) -> float:
-    """Share of rows math_equiv's ``quick()`` does not settle (the symbolic stage decides them)."""
+    """Share of rows math_equiv's ``quick()`` does not settle (the symbolic stage decides them). A ``quick()``
+    that raises is settled as the runner settles it (a failed score), and counted by :func:`quick_errors`."""
     from rewardloop import get_scorer
 
     scorer = get_scorer("math_equiv")
-    undecided = sum(scorer.quick(s) is None for s in samples(rows))
+    undecided = 0
+    for sample in samples(rows):
+        with contextlib.suppress(Exception):
+            undecided += scorer.quick(sample) is None
     return undecided / len(rows) if rows else 0.0
+
+
+def quick_errors(rows: list[dict[str, Any]]) -> list[str]:
+    """Ids of the rows on which math_equiv's ``quick()`` raises (a bug: the runner turns it into a failed score)."""
+    from rewardloop import get_scorer
+
+    scorer = get_scorer("math_equiv")
+    bad = []
+    for r, sample in zip(rows, samples(rows), strict=True):
+        try:
+            scorer.quick(sample)
+        except Exception as exc:
+            bad.append(f"{r['id']}: {type(exc).__name__}")
+    return bad
 
 
 def sequential_p99(name: str, rows: list[dict[str, Any]]) -> dict[str, float | None]:
@@ -113,7 +132,8 @@ def sequential_p99(name: str, rows: list[dict[str, Any]]) -> dict[str, float | N
     times = []
     for s in samples(rows):
         t0 = time.perf_counter()
-        _ = scorer.quick(s) or scorer.score(s)
+        with contextlib.suppress(Exception):  # timed like any other sample: the runner scores it as failed
+            _ = scorer.quick(s) or scorer.score(s)
         times.append(time.perf_counter() - t0)
     return {"sequential_p50_ms": _ms(_pct(times, 50)), "sequential_p99_ms": _ms(_pct(times, 99))}
 
@@ -267,6 +287,7 @@ def main() -> int:
         entry: dict[str, Any] = {
             "n": len(rows),
             "symbolic_share": round(symbolic_share(rows), 4),
+            "quick_errors": quick_errors(rows),
             "by_split": evaluate(source, rows, verdicts),
             "status": {g: graded[g]["status"] for g in GRADERS},
         }
