@@ -261,7 +261,16 @@ def main() -> int:
     parser.add_argument("--src", default=None, help="a checkout's src/ to import rewardloop from (put first)")
     parser.add_argument("--dump", default=None, help="write the dev split's disagreements to this folder")
     parser.add_argument("--output", default=None)
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="recompute the label metrics of --output from the verdicts its run saved and the current "
+        "adjudication files (after adjudicating new disagreements), without scoring again",
+    )
     args = parser.parse_args()
+    output = Path(args.output) if args.output else RESULTS / "external_outputs.json"
+    if args.rescore:
+        return rescore(output)
     # the parent and the runner's worker processes (fresh interpreters, which read PYTHONPATH) import the same code
     src = str(Path(args.src).resolve() if args.src else REPO / "src")
     sys.path.insert(0, src)
@@ -293,6 +302,7 @@ def main() -> int:
         }
         report["sources"][source] = entry
         _write_disputed(source, rows, verdicts)
+        _save_verdicts(output, source, rows, verdicts)
         if args.dump:
             _dump(Path(args.dump) / f"{source}.jsonl", source, rows, verdicts)
     if args.speed or args.speed_only:
@@ -305,7 +315,37 @@ def main() -> int:
             report["speed"][name] = entry
             print(f"{name}: {len(rows)} rows, {100 * share:.1f}% need the symbolic stage", file=sys.stderr)
     report["machine"]["loadavg_end"] = os.getloadavg()[0]
-    output = Path(args.output) if args.output else RESULTS / "external_outputs.json"
+    write_json(report, output)
+    print(table(report))
+    return 0
+
+
+def _verdicts_path(output: Path) -> Path:
+    """Where a run keeps its per-row verdicts (ids and booleans), outside the repository."""
+    return EXTDATA / "verdicts" / f"{output.stem}.json"
+
+
+def _save_verdicts(
+    output: Path, source: str, rows: list[dict[str, Any]], verdicts: dict[str, list[bool]]
+) -> None:
+    path = _verdicts_path(output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    saved = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    saved[source] = {"rows": [[r["id"], r["split"]] for r in rows], "verdicts": verdicts}
+    path.write_text(json.dumps(saved), encoding="utf-8")
+
+
+def rescore(output: Path) -> int:
+    """Recompute ``by_split`` of every source in ``output`` from its saved verdicts and today's adjudication."""
+    report = json.loads(output.read_text(encoding="utf-8"))
+    saved = json.loads(_verdicts_path(output).read_text(encoding="utf-8"))
+    for source, entry in report["sources"].items():
+        labels = {}
+        for split in {s for _, s in saved[source]["rows"]}:
+            labels.update({r["id"]: r["label"] for r in load(source, split)})
+        rows = [{"id": i, "split": s, "label": labels[i]} for i, s in saved[source]["rows"]]
+        entry["by_split"] = evaluate(source, rows, saved[source]["verdicts"])
+        _write_disputed(source, rows, saved[source]["verdicts"])
     write_json(report, output)
     print(table(report))
     return 0
