@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import subprocess
@@ -226,17 +227,26 @@ def speed(source: str, rows: list[dict[str, Any]], rounds: int) -> dict[str, Any
 ALWAYS_TIMED = ("olympiad",)
 
 
-def speed_sets(sources: list[str]) -> dict[str, list[dict[str, Any]]]:
+def speed_sets(sources: list[str], cap: int) -> dict[str, list[dict[str, Any]]]:
     """What the speed comparison runs on: every source whole (dev and test: no label is read), and the pool of
     olympiad-level problems (ProcessBench's OlympiadBench part and Omni-MATH), fixed in advance, not picked by
     the share it turns out to have. A set is timed when at least 10% of it needs the symbolic stage; the
-    olympiad pool is always timed and its share reported beside it."""
+    olympiad pool is always timed and its share reported beside it. Each set is capped at ``cap`` rows by a
+    hash-ordered sample (Math-Verify needs minutes per pass on the long olympiad answers of a loaded machine)."""
     sets = {s: load(s, "all") for s in sources}
     pool = [r for r in sets.get("processbench", []) if (r.get("meta") or {}).get("subset") == "olympiadbench"]
     pool += sets.get("omnimath", [])
     if pool:
         sets["olympiad"] = pool
-    return {k: v for k, v in sets.items() if v}
+    return {k: _sample(v, cap) for k, v in sets.items() if v}
+
+
+def _sample(rows: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
+    """At most ``cap`` rows: those with the smallest SHA-256 of their id, in their original order."""
+    if len(rows) <= cap:
+        return rows
+    keep = set(sorted((r["id"] for r in rows), key=lambda i: hashlib.sha256(i.encode()).hexdigest())[:cap])
+    return [r for r in rows if r["id"] in keep]
 
 
 def _provenance() -> dict[str, Any]:
@@ -257,6 +267,7 @@ def main() -> int:
         "--speed", action="store_true", help="also measure speed where >=10%% need the symbolic stage"
     )
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--speed-cap", type=int, default=600, help="rows per speed set at most")
     parser.add_argument("--speed-only", action="store_true", help="skip the accuracy part (with --speed)")
     parser.add_argument("--src", default=None, help="a checkout's src/ to import rewardloop from (put first)")
     parser.add_argument("--dump", default=None, help="write the dev split's disagreements to this folder")
@@ -307,7 +318,7 @@ def main() -> int:
             _dump(Path(args.dump) / f"{source}.jsonl", source, rows, verdicts)
     if args.speed or args.speed_only:
         report["speed"] = {}
-        for name, rows in speed_sets(args.sources.split(",")).items():
+        for name, rows in speed_sets(args.sources.split(","), args.speed_cap).items():
             share = symbolic_share(rows)
             entry = {"n": len(rows), "symbolic_share": round(share, 4)}
             if share >= SYMBOLIC_SHARE_FOR_SPEED or name in ALWAYS_TIMED:
