@@ -425,6 +425,24 @@ def table(report: dict[str, Any]) -> str:
                     f"{100 * s['agreement']:.2f}% / {s['fp']} / {s['fn']} | "
                     f"{100 * a['agreement']:.2f}% / {a['fp']} / {a['fn']} | {e['unadjudicated_disputed']} |"
                 )
+    lines += [
+        "",
+        "Against the adjudicated labels: math_equiv vs Math-Verify (agreement, FP, FN); at or ahead = agreement at"
+        " least Math-Verify's with no more FP.",
+        "",
+        "| source | split | n | math_equiv | Math-Verify | math_equiv at or ahead |",
+        "|---|---|---:|---|---|---|",
+    ]
+    for source, d in report["sources"].items():
+        for split, e in d["by_split"].items():
+            if split == "all":
+                continue
+            me, mv = e["math_equiv"]["vs_adjudicated"], e["math_verify"]["vs_adjudicated"]
+            ahead = me["agreement"] >= mv["agreement"] and me["fp"] <= mv["fp"]
+            lines.append(
+                f"| {source} | {split} | {e['n']} | {100 * me['agreement']:.2f}% / {me['fp']} / {me['fn']} | "
+                f"{100 * mv['agreement']:.2f}% / {mv['fp']} / {mv['fn']} | {'yes' if ahead else 'no'} |"
+            )
     speeds = {s: d for s, d in report.get("speed", {}).items() if "vs_math_verify_median" in d}
     for s, d in report.get("speed", {}).items():
         lines.append(
