@@ -106,6 +106,8 @@ _GENERIC_HEADS = frozenset(
     "river lake mount mountain island language party band grade tribe people dynasty empire".split()
 )
 _ACRONYM_SKIP = frozenset("of the and for in on at a an to de du la le del".split())
+#: first words that mark a place, not a person ("South Africa" is not Mr Africa)
+_PLACE_PREFIXES = frozenset("south north east west new united great saint san santa los las el la le st fort port".split())
 _WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 
 
@@ -161,7 +163,14 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
         return "word_order"
     if _is_person_like(pred.cased) and _is_person_like(gold.cased) and _names_match(p, g):
         return "name"
-    if who and len(p) == 1 and _is_person_like(gold.cased) and p[0] == g[-1] and pred.cased[0][:1].isupper():
+    if (
+        who
+        and len(p) == 1
+        and _is_person_like(gold.cased)
+        and g[0] not in _PLACE_PREFIXES
+        and p[0] == g[-1]
+        and pred.cased[0][:1].isupper()
+    ):
         return "surname"
     if _acronym(pred, gold) or _acronym(gold, pred):
         return "acronym"
