@@ -452,8 +452,10 @@ def decide(
     pred = canon(answer)
     if not pred.tokens:
         return Verdict(0.0, "empty")
+    numbers = tuple(t for t in pred.tokens if is_number(t))
     for gold, form in forms:
-        if pred.squad == form.squad:
+        # SQuAD drops the decimal point ("3.50" is "350"): equal strings must also hold equal numbers
+        if pred.squad == form.squad and numbers == tuple(t for t in form.tokens if is_number(t)):
             return Verdict(1.0, "exact", gold)
     for gold, form in forms:
         if pred.tokens == form.tokens:
