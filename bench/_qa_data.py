@@ -71,7 +71,9 @@ def load_dev(root: Path | None = None) -> list[Judged]:
                 if label not in (True, False):
                     continue
                 prediction = record.get(f"answer_{model}") or ""
-                rows.append(Judged(f"evouna_{name.lower()}", model, record["question"], golds, prediction, label))
+                rows.append(
+                    Judged(f"evouna_{name.lower()}", model, record["question"], golds, prediction, label)
+                )
     return rows
 
 

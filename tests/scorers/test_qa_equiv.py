@@ -213,7 +213,10 @@ def test_bad_ground_truth_is_invalid_input(ground_truth):
 
 
 def test_info_keys_are_the_same_on_every_path():
-    keys = {frozenset(run(r, ["Paris"]).info) for r in ["<answer>Paris</answer>", "<answer>Lyon</answer>", "", "x"]}
+    keys = {
+        frozenset(run(r, ["Paris"]).info)
+        for r in ["<answer>Paris</answer>", "<answer>Lyon</answer>", "", "x"]
+    }
     assert len(keys) == 1
 
 
@@ -222,7 +225,11 @@ def test_question_comes_from_metadata_or_the_prompt():
     meta = run("<answer>Jupiter, I think</answer>", ["Jupiter"], question="Jupiter or Saturn?")
     assert meta.info["rule"] == "gold_in_question"
     prompt = QAEquivScorer().score(
-        Sample(response="<answer>Jupiter, I think</answer>", ground_truth=["Jupiter"], prompt="Jupiter or Saturn?")
+        Sample(
+            response="<answer>Jupiter, I think</answer>",
+            ground_truth=["Jupiter"],
+            prompt="Jupiter or Saturn?",
+        )
     )
     assert prompt.info["rule"] == "gold_in_question"
     assert run("<answer>Jupiter, I think</answer>", ["Jupiter"]).value == 1.0

@@ -59,7 +59,12 @@ ATTACKS = [
         "Which is larger, Jupiter or Saturn?",
         "gold_in_question",
     ),
-    ("Did Lincoln or Grant win? Lincoln or Grant", "Lincoln", "Did Lincoln or Grant win?", "gold_in_question"),
+    (
+        "Did Lincoln or Grant win? Lincoln or Grant",
+        "Lincoln",
+        "Did Lincoln or Grant win?",
+        "gold_in_question",
+    ),
     # very long answers that contain the gold somewhere
     ("<answer>" + "word " * 300 + "Paris</answer>", "Paris", None, "too_long"),
     ("<answer>" + "Paris " * 400 + "</answer>", "Paris", None, "too_long"),

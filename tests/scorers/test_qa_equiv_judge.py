@@ -89,7 +89,9 @@ def test_undecided_sample_is_judged_in_both_orders_and_accepted(server):
 
 @pytest.mark.server
 def test_without_a_judge_the_same_sample_is_undecided_and_scores_zero():
-    result = QAEquivScorer().score(Sample(response="<answer>the Big Apple</answer>", ground_truth=["New York"]))
+    result = QAEquivScorer().score(
+        Sample(response="<answer>the Big Apple</answer>", ground_truth=["New York"])
+    )
     assert result.value == 0.0 and result.info["rule"] == "no_match" and result.info["decided_by"] == "rules"
 
 

@@ -31,8 +31,8 @@ import functools
 import re
 import string
 import unicodedata
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any, NamedTuple
 
 __all__ = [
     "FUNCTION_WORDS",
@@ -180,8 +180,11 @@ _UNIT_SYNONYMS = {
     "second": "second", "seconds": "second", "sec": "second", "secs": "second",
     "degree": "degree", "degrees": "degree", "mph": "mph", "kmh": "kmh",
 }  # fmt: skip
+_HAS_DIGIT = re.compile(r"\d")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_CURRENCY = re.compile(r"(us\s?\$|\$|£|€)\s*(\d+(?:\.\d+)?)(\s*(?:million|billion|trillion|thousand)\b)?", re.I)
+_CURRENCY = re.compile(
+    r"(us\s?\$|\$|£|€)\s*(\d+(?:\.\d+)?)(\s*(?:million|billion|trillion|thousand)\b)?", re.I
+)
 _CURRENCY_CODES = {"$": "usd", "us$": "usd", "us $": "usd", "£": "gbp", "€": "eur"}
 _PER_CENT = re.compile(r"\bper\s+cent\b|%", re.I)
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}(?![A-Za-z])")
@@ -218,54 +221,383 @@ def _is_roman(token: str, previous: str | None) -> bool:
 # -- names ----------------------------------------------------------------------------------------------------
 
 _HONORIFICS = frozenset(
-    "mr mrs ms miss mister dr doctor sir dame lord lady prof professor president king queen prince princess "
-    "rev reverend general gen captain capt colonel col senator sen governor gov pope emperor "
-    "empress sheikh sultan tsar czar archbishop bishop cardinal".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "mister",
+        "dr",
+        "doctor",
+        "sir",
+        "dame",
+        "lord",
+        "lady",
+        "prof",
+        "professor",
+        "president",
+        "king",
+        "queen",
+        "prince",
+        "princess",
+        "rev",
+        "reverend",
+        "general",
+        "gen",
+        "captain",
+        "capt",
+        "colonel",
+        "col",
+        "senator",
+        "sen",
+        "governor",
+        "gov",
+        "pope",
+        "emperor",
+        "empress",
+        "sheikh",
+        "sultan",
+        "tsar",
+        "czar",
+        "archbishop",
+        "bishop",
+        "cardinal",
+    ]
 )
 _SUFFIXES = frozenset({"jr", "sr", "jnr", "snr", "junior", "senior"})
 
 #: single-token answers too common to be found by containment inside a longer answer
 FUNCTION_WORDS = frozenset(
-    "one two yes no none all both either neither right left true false up down on off in out it he she they "
-    "we you i me him her them this that these those some any each many much more most less few first last "
-    "north south east west top bottom front back high low new old other same".split()
+    [
+        "one",
+        "two",
+        "yes",
+        "no",
+        "none",
+        "all",
+        "both",
+        "either",
+        "neither",
+        "right",
+        "left",
+        "true",
+        "false",
+        "up",
+        "down",
+        "on",
+        "off",
+        "in",
+        "out",
+        "it",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "i",
+        "me",
+        "him",
+        "her",
+        "them",
+        "this",
+        "that",
+        "these",
+        "those",
+        "some",
+        "any",
+        "each",
+        "many",
+        "much",
+        "more",
+        "most",
+        "less",
+        "few",
+        "first",
+        "last",
+        "north",
+        "south",
+        "east",
+        "west",
+        "top",
+        "bottom",
+        "front",
+        "back",
+        "high",
+        "low",
+        "new",
+        "old",
+        "other",
+        "same",
+    ]
 )
 
 #: countries, US states and a few regions: a second item after a comma that is one of these is a location
 #: qualifier ("Paris, France"), not a second candidate
 PLACES = frozenset(
     s.lower()
-    for s in (
-        "Afghanistan|Albania|Algeria|Andorra|Angola|Argentina|Armenia|Australia|Austria|Azerbaijan|Bahamas|"
-        "Bahrain|Bangladesh|Barbados|Belarus|Belgium|Belize|Benin|Bhutan|Bolivia|Bosnia|Botswana|Brazil|Brunei|"
-        "Bulgaria|Burma|Burundi|Cambodia|Cameroon|Canada|Chad|Chile|China|Colombia|Congo|Costa Rica|Croatia|"
-        "Cuba|Cyprus|Czech Republic|Czechia|Denmark|Djibouti|Dominica|Ecuador|Egypt|El Salvador|England|"
-        "Eritrea|Estonia|Eswatini|Ethiopia|Fiji|Finland|France|Gabon|Gambia|Georgia|Germany|Ghana|Greece|"
-        "Grenada|Guatemala|Guinea|Guyana|Haiti|Honduras|Hungary|Iceland|India|Indonesia|Iran|Iraq|Ireland|"
-        "Israel|Italy|Jamaica|Japan|Jordan|Kazakhstan|Kenya|Korea|South Korea|North Korea|Kosovo|Kuwait|"
-        "Kyrgyzstan|Laos|Latvia|Lebanon|Lesotho|Liberia|Libya|Liechtenstein|Lithuania|Luxembourg|Madagascar|"
-        "Malawi|Malaysia|Maldives|Mali|Malta|Mauritania|Mauritius|Mexico|Moldova|Monaco|Mongolia|Montenegro|"
-        "Morocco|Mozambique|Myanmar|Namibia|Nepal|Netherlands|Holland|New Zealand|Nicaragua|Niger|Nigeria|"
-        "Northern Ireland|Norway|Oman|Pakistan|Palestine|Panama|Papua New Guinea|Paraguay|Peru|Philippines|"
-        "Poland|Portugal|Qatar|Romania|Russia|Rwanda|Samoa|San Marino|Saudi Arabia|Scotland|Senegal|Serbia|"
-        "Seychelles|Sierra Leone|Singapore|Slovakia|Slovenia|Somalia|South Africa|Spain|Sri Lanka|Sudan|"
-        "South Sudan|Suriname|Sweden|Switzerland|Syria|Taiwan|Tajikistan|Tanzania|Thailand|Togo|Tonga|"
-        "Trinidad|Tunisia|Turkey|Turkmenistan|Uganda|Ukraine|United Arab Emirates|UAE|United Kingdom|UK|"
-        "Great Britain|Britain|United States|United States of America|US|USA|America|Uruguay|Uzbekistan|"
-        "Vanuatu|Vatican|Venezuela|Vietnam|Wales|Yemen|Zambia|Zimbabwe|"
-        "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Hawaii|Idaho|"
-        "Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|Michigan|Minnesota|"
-        "Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|New Mexico|New York|"
-        "North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|Rhode Island|South Carolina|"
-        "South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming|"
-        "DC|D C|Ontario|Quebec|British Columbia|Alberta|Manitoba|Nova Scotia|Europe|Asia|Africa|"
-        "North America|South America|Oceania|Antarctica|Middle East|Caribbean|Scandinavia"
-    ).split("|")
+    for s in [
+        "Afghanistan",
+        "Albania",
+        "Algeria",
+        "Andorra",
+        "Angola",
+        "Argentina",
+        "Armenia",
+        "Australia",
+        "Austria",
+        "Azerbaijan",
+        "Bahamas",
+        "Bahrain",
+        "Bangladesh",
+        "Barbados",
+        "Belarus",
+        "Belgium",
+        "Belize",
+        "Benin",
+        "Bhutan",
+        "Bolivia",
+        "Bosnia",
+        "Botswana",
+        "Brazil",
+        "Brunei",
+        "Bulgaria",
+        "Burma",
+        "Burundi",
+        "Cambodia",
+        "Cameroon",
+        "Canada",
+        "Chad",
+        "Chile",
+        "China",
+        "Colombia",
+        "Congo",
+        "Costa Rica",
+        "Croatia",
+        "Cuba",
+        "Cyprus",
+        "Czech Republic",
+        "Czechia",
+        "Denmark",
+        "Djibouti",
+        "Dominica",
+        "Ecuador",
+        "Egypt",
+        "El Salvador",
+        "England",
+        "Eritrea",
+        "Estonia",
+        "Eswatini",
+        "Ethiopia",
+        "Fiji",
+        "Finland",
+        "France",
+        "Gabon",
+        "Gambia",
+        "Georgia",
+        "Germany",
+        "Ghana",
+        "Greece",
+        "Grenada",
+        "Guatemala",
+        "Guinea",
+        "Guyana",
+        "Haiti",
+        "Honduras",
+        "Hungary",
+        "Iceland",
+        "India",
+        "Indonesia",
+        "Iran",
+        "Iraq",
+        "Ireland",
+        "Israel",
+        "Italy",
+        "Jamaica",
+        "Japan",
+        "Jordan",
+        "Kazakhstan",
+        "Kenya",
+        "Korea",
+        "South Korea",
+        "North Korea",
+        "Kosovo",
+        "Kuwait",
+        "Kyrgyzstan",
+        "Laos",
+        "Latvia",
+        "Lebanon",
+        "Lesotho",
+        "Liberia",
+        "Libya",
+        "Liechtenstein",
+        "Lithuania",
+        "Luxembourg",
+        "Madagascar",
+        "Malawi",
+        "Malaysia",
+        "Maldives",
+        "Mali",
+        "Malta",
+        "Mauritania",
+        "Mauritius",
+        "Mexico",
+        "Moldova",
+        "Monaco",
+        "Mongolia",
+        "Montenegro",
+        "Morocco",
+        "Mozambique",
+        "Myanmar",
+        "Namibia",
+        "Nepal",
+        "Netherlands",
+        "Holland",
+        "New Zealand",
+        "Nicaragua",
+        "Niger",
+        "Nigeria",
+        "Northern Ireland",
+        "Norway",
+        "Oman",
+        "Pakistan",
+        "Palestine",
+        "Panama",
+        "Papua New Guinea",
+        "Paraguay",
+        "Peru",
+        "Philippines",
+        "Poland",
+        "Portugal",
+        "Qatar",
+        "Romania",
+        "Russia",
+        "Rwanda",
+        "Samoa",
+        "San Marino",
+        "Saudi Arabia",
+        "Scotland",
+        "Senegal",
+        "Serbia",
+        "Seychelles",
+        "Sierra Leone",
+        "Singapore",
+        "Slovakia",
+        "Slovenia",
+        "Somalia",
+        "South Africa",
+        "Spain",
+        "Sri Lanka",
+        "Sudan",
+        "South Sudan",
+        "Suriname",
+        "Sweden",
+        "Switzerland",
+        "Syria",
+        "Taiwan",
+        "Tajikistan",
+        "Tanzania",
+        "Thailand",
+        "Togo",
+        "Tonga",
+        "Trinidad",
+        "Tunisia",
+        "Turkey",
+        "Turkmenistan",
+        "Uganda",
+        "Ukraine",
+        "United Arab Emirates",
+        "UAE",
+        "United Kingdom",
+        "UK",
+        "Great Britain",
+        "Britain",
+        "United States",
+        "United States of America",
+        "US",
+        "USA",
+        "America",
+        "Uruguay",
+        "Uzbekistan",
+        "Vanuatu",
+        "Vatican",
+        "Venezuela",
+        "Vietnam",
+        "Wales",
+        "Yemen",
+        "Zambia",
+        "Zimbabwe",
+        "Alabama",
+        "Alaska",
+        "Arizona",
+        "Arkansas",
+        "California",
+        "Colorado",
+        "Connecticut",
+        "Delaware",
+        "Florida",
+        "Hawaii",
+        "Idaho",
+        "Illinois",
+        "Indiana",
+        "Iowa",
+        "Kansas",
+        "Kentucky",
+        "Louisiana",
+        "Maine",
+        "Maryland",
+        "Massachusetts",
+        "Michigan",
+        "Minnesota",
+        "Mississippi",
+        "Missouri",
+        "Montana",
+        "Nebraska",
+        "Nevada",
+        "New Hampshire",
+        "New Jersey",
+        "New Mexico",
+        "New York",
+        "North Carolina",
+        "North Dakota",
+        "Ohio",
+        "Oklahoma",
+        "Oregon",
+        "Pennsylvania",
+        "Rhode Island",
+        "South Carolina",
+        "South Dakota",
+        "Tennessee",
+        "Texas",
+        "Utah",
+        "Vermont",
+        "Virginia",
+        "Washington",
+        "West Virginia",
+        "Wisconsin",
+        "Wyoming",
+        "DC",
+        "D C",
+        "Ontario",
+        "Quebec",
+        "British Columbia",
+        "Alberta",
+        "Manitoba",
+        "Nova Scotia",
+        "Europe",
+        "Asia",
+        "Africa",
+        "North America",
+        "South America",
+        "Oceania",
+        "Antarctica",
+        "Middle East",
+        "Caribbean",
+        "Scandinavia",
+    ]
 )
 
 
-@dataclass(frozen=True)
-class Form:
+class Form(NamedTuple):
     """An answer's canonical form: see the module docstring."""
 
     squad: str
@@ -299,15 +631,19 @@ def _prepare(text: str, changed: set[str]) -> str:
     text, folded = _fold(text)
     if folded:
         changed.add("unicode")
-    if "," in text:
+    if "," in text and _HAS_DIGIT.search(text):
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):
         text = _DOTTED.sub(lambda m: m.group(0).replace(".", "") + " ", text)
     if any(c in text for c in "$£€"):
-        text = _CURRENCY.sub(lambda m: f" {m.group(2)}{m.group(3) or ''} {_CURRENCY_CODES[m.group(1).lower()]} ", text)
+        text = _CURRENCY.sub(
+            lambda m: f" {m.group(2)}{m.group(3) or ''} {_CURRENCY_CODES[m.group(1).lower()]} ", text
+        )
         changed.add("units")
     if "%" in text or "cent" in text:
         text = _PER_CENT.sub(" percent ", text)
+    if not _HAS_DIGIT.search(text):  # every date pattern holds a year
+        return text.replace("'", "")
     dated = _dates(text)
     if dated != text:
         changed.add("dates")
@@ -323,7 +659,9 @@ def _words_to_numbers(tokens: list[str], cased: list[str], changed: set[str]) ->
         token = tokens[i]
         value, j = _read_number(tokens, i)
         if j > i:
-            ordinal = j < n and tokens[j] in _ORDINAL_WORDS and _ORDINAL_WORDS[tokens[j]] < 10 and value % 100 >= 20
+            ordinal = (
+                j < n and tokens[j] in _ORDINAL_WORDS and _ORDINAL_WORDS[tokens[j]] < 10 and value % 100 >= 20
+            )
             if ordinal:  # twenty first
                 out.append(f"{int(value) + _ORDINAL_WORDS[tokens[j]]}th")
                 j += 1
@@ -377,9 +715,13 @@ def _read_number(tokens: list[str], i: int) -> tuple[Decimal, int]:
             else:
                 total += (current or 1) * scale
                 current = Decimal(0)
-        elif word == "and" and seen and j + 1 < len(tokens) and (
-            tokens[j + 1] in _UNITS_WORDS or tokens[j + 1] in _TENS_WORDS
-        ) and current >= 100:
+        elif (
+            word == "and"
+            and seen
+            and j + 1 < len(tokens)
+            and (tokens[j + 1] in _UNITS_WORDS or tokens[j + 1] in _TENS_WORDS)
+            and current >= 100
+        ):
             pass  # one hundred and five
         else:
             break
@@ -393,9 +735,9 @@ def _canon(text: str) -> Form:
     prepared = _prepare(text, changed)
     cased = _TOKEN.findall(prepared)
     tokens = [t.lower() for t in cased]
-    if any(t in _UNITS_WORDS or t in _TENS_WORDS or t in _ORDINAL_WORDS or t[:1].isdigit() for t in tokens) or any(
-        t.isupper() for t in cased
-    ):
+    if any(
+        t in _UNITS_WORDS or t in _TENS_WORDS or t in _ORDINAL_WORDS or t[:1].isdigit() for t in tokens
+    ) or any(t in ("V", "X") or (len(t) >= 2 and t.isupper()) for t in cased):
         tokens, cased = _words_to_numbers(tokens, cased, changed)
     tokens, cased = _units(tokens, cased, changed)
     keep = [i for i, t in enumerate(tokens) if t not in _ARTICLES]
@@ -438,10 +780,16 @@ def canon(text: str) -> Form:
 
 @functools.lru_cache(maxsize=65536)
 def canon_gold(text: str) -> Form:
-    """The canonical form of a gold answer, cached: golds repeat across the responses of a prompt."""
+    """The canonical form of a gold answer or a question, cached: both repeat across the responses of a prompt."""
     return _canon(text)
 
 
 def clear_caches() -> None:
-    """Empty the gold-form cache (benchmarks clear it between passes)."""
+    """Empty the caches of gold and question forms (benchmarks clear them between passes)."""
     canon_gold.cache_clear()
+    for hook in _CLEAR_HOOKS:
+        hook()
+
+
+#: other modules' caches of gold-derived data, cleared by :func:`clear_caches`
+_CLEAR_HOOKS: list[Any] = []

@@ -52,19 +52,32 @@ import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from ..errors import ConfigError
 from ..types import Sample, Score, Status
 from ._base import Scorer
-from ._qa_norm import FUNCTION_WORDS, PLACES, Form, canon, canon_gold, is_number, is_year_like, squad
+from ._qa_norm import (
+    _CLEAR_HOOKS,
+    FUNCTION_WORDS,
+    PLACES,
+    Form,
+    _fold,
+    _stem,
+    canon,
+    canon_gold,
+    is_number,
+    is_year_like,
+    squad,
+)
 from .qa_em import MAX_ANSWER_TAGS, count_answer_tags, extract_answer, gold_answers
 
 __all__ = ["QA_JUDGE_TEMPLATE", "QA_SOURCES", "QAEquivScorer", "Verdict", "decide", "route_qa_sources"]
 
 #: the data sources that get a ``qa_equiv`` route from :func:`route_qa_sources` (verl's Search-R1 names)
 QA_SOURCES = tuple(
-    f"searchR1_{s}" for s in ("nq", "triviaqa", "popqa", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle")
+    f"searchR1_{s}"
+    for s in ("nq", "triviaqa", "popqa", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle")
 )
 DEFAULT_MAX_TOKENS = 40
 _INFO_CHARS = 200
@@ -86,6 +99,7 @@ name forms, units or level of detail are fine; a candidate that gives several di
 answers a different question is not correct. Think briefly, then finish with \\boxed{{correct}} or
 \\boxed{{incorrect}}."""
 
+
 @dataclass
 class Verdict:
     """What the rules found: ``value`` 1.0 / 0.0, or None when undecided; ``rule`` names why."""
@@ -103,11 +117,48 @@ class Verdict:
 # -- whole-answer rules --------------------------------------------------------------------------------------
 
 _GENERIC_HEADS = frozenset(
-    "river lake mount mountain island language party band grade tribe people dynasty empire".split()
+    [
+        "river",
+        "lake",
+        "mount",
+        "mountain",
+        "island",
+        "language",
+        "party",
+        "band",
+        "grade",
+        "tribe",
+        "people",
+        "dynasty",
+        "empire",
+    ]
 )
-_ACRONYM_SKIP = frozenset("of the and for in on at a an to de du la le del".split())
+_ACRONYM_SKIP = frozenset(
+    ["of", "the", "and", "for", "in", "on", "at", "a", "an", "to", "de", "du", "la", "le", "del"]
+)
 #: first words that mark a place, not a person ("South Africa" is not Mr Africa)
-_PLACE_PREFIXES = frozenset("south north east west new united great saint san santa los las el la le st fort port".split())
+_PLACE_PREFIXES = frozenset(
+    [
+        "south",
+        "north",
+        "east",
+        "west",
+        "new",
+        "united",
+        "great",
+        "saint",
+        "san",
+        "santa",
+        "los",
+        "las",
+        "el",
+        "la",
+        "le",
+        "st",
+        "fort",
+        "port",
+    ]
+)
 _WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
 
 
@@ -155,8 +206,10 @@ def _date_finer(p: str, g: str) -> bool:
 
 def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
     p, g = pred.tokens, gold.tokens
-    if len(p) == len(g) and all(_date_finer(a, b) for a, b in zip(p, g, strict=True)) and any(
-        a.startswith("zdate") for a in p
+    if (
+        len(p) == len(g)
+        and all(_date_finer(a, b) for a, b in zip(p, g, strict=True))
+        and any(a.startswith("zdate") for a in p)
     ):
         return "date"
     if len(p) >= 2 and len(p) == len(g) and sorted(p) == sorted(g) and not any(is_number(t) for t in p):
@@ -174,12 +227,16 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
         return "surname"
     if _acronym(pred, gold) or _acronym(gold, pred):
         return "acronym"
-    if len(g) >= 2 and len(p) == len(g) - 1 and (
-        (g[-1] in _GENERIC_HEADS and p == g[:-1]) or (g[0] in _GENERIC_HEADS and p == g[1:])
+    if (
+        len(g) >= 2
+        and len(p) == len(g) - 1
+        and ((g[-1] in _GENERIC_HEADS and p == g[:-1]) or (g[0] in _GENERIC_HEADS and p == g[1:]))
     ):
         return "head"
-    if len(p) >= 2 and len(g) == len(p) - 1 and (
-        (p[-1] in _GENERIC_HEADS and g == p[:-1]) or (p[0] in _GENERIC_HEADS and g == p[1:])
+    if (
+        len(p) >= 2
+        and len(g) == len(p) - 1
+        and ((p[-1] in _GENERIC_HEADS and g == p[:-1]) or (p[0] in _GENERIC_HEADS and g == p[1:]))
     ):
         return "head"
     return None
@@ -213,7 +270,25 @@ def _find_name(pred: Form, gold: Form) -> tuple[int, int]:
 
 
 _NEGATIONS = frozenset(
-    "not no never neither nor isnt wasnt arent werent doesnt didnt dont cannot cant wont except unlike".split()
+    [
+        "not",
+        "no",
+        "never",
+        "neither",
+        "nor",
+        "isnt",
+        "wasnt",
+        "arent",
+        "werent",
+        "doesnt",
+        "didnt",
+        "dont",
+        "cannot",
+        "cant",
+        "wont",
+        "except",
+        "unlike",
+    ]
 )
 _NEGATION_PAIRS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
 _OR_MARKERS = r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\|"
@@ -226,10 +301,80 @@ _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 _MAX_NEIGHBOUR_TOKENS = 3
 #: a list item that starts with one of these is a clause or a description, not another candidate answer
 _CLAUSE_WORDS = frozenset(
-    "by in on at from during of to with for as after before since until when while which who whom whose where "
-    "that this these those it he she they we i you his her its their our my is was are were be been has have had "
-    "also including especially such like e g ie known called named born located played but so then however "
-    "although though because if or nor".split()
+    [
+        "by",
+        "in",
+        "on",
+        "at",
+        "from",
+        "during",
+        "of",
+        "to",
+        "with",
+        "for",
+        "as",
+        "after",
+        "before",
+        "since",
+        "until",
+        "when",
+        "while",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "he",
+        "she",
+        "they",
+        "we",
+        "i",
+        "you",
+        "his",
+        "her",
+        "its",
+        "their",
+        "our",
+        "my",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "also",
+        "including",
+        "especially",
+        "such",
+        "like",
+        "e",
+        "g",
+        "ie",
+        "known",
+        "called",
+        "named",
+        "born",
+        "located",
+        "played",
+        "but",
+        "so",
+        "then",
+        "however",
+        "although",
+        "though",
+        "because",
+        "if",
+        "or",
+        "nor",
+    ]
 )
 
 
@@ -311,12 +456,16 @@ def _hedge_list(text: str, golds: Sequence[Form], question: Form | None) -> bool
     for i, form in enumerate(forms):
         if not form.tokens or len(form.tokens) > _MAX_ITEM_TOKENS or not _relates(form, golds):
             continue
-        words = [w for w in parts[i].strip(" \t\"'(").split() if w.lower() not in _CLAUSE_WORDS | _ARTICLE_WORDS]
+        words = [
+            w for w in parts[i].strip(" \t\"'(").split() if w.lower() not in _CLAUSE_WORDS | _ARTICLE_WORDS
+        ]
         first = words[0][:1] if words else ""
         for j in (i - 1, i + 1):
             if not 0 <= j < len(parts) or not forms[j].tokens or _relates(forms[j], golds):
                 continue
-            if _in_question(forms[j], question) or not _candidate_like(parts[j], forms[j], first.isdigit(), first.isupper()):
+            if _in_question(forms[j], question) or not _candidate_like(
+                parts[j], forms[j], first.isdigit(), first.isupper()
+            ):
                 continue
             if len(parts) == 2 and forms[j].squad in PLACES and not _LIST_CONJUNCTION.search(text):
                 continue  # Paris, France
@@ -357,16 +506,18 @@ def _date_conflict(pred: Form, golds: Sequence[Form]) -> bool:
     if not days:
         return False
     gold_days = {t for g in golds for t in g.tokens if t.startswith("zdate") and len(t) == 13}
-    return any(
-        d not in gold_days and any(g[5:9] == d[5:9] for g in gold_days) for d in days
-    ) and not any(d in gold_days for d in days)
+    return any(d not in gold_days and any(g[5:9] == d[5:9] for g in gold_days) for d in days) and not any(
+        d in gold_days for d in days
+    )
 
 
 #: canonical tokens of the function words ("one" is "1", "first" is "1th")
 _GENERIC_TOKENS = frozenset(t for w in FUNCTION_WORDS for t in canon(w).tokens)
 
 
-def _contained(text: str, pred: Form, golds: Sequence[Form], question: Form | None, max_tokens: int) -> Verdict | None:
+def _contained(
+    text: str, pred: Form, golds: Sequence[Form], question: Form | None, max_tokens: int
+) -> Verdict | None:
     """The guarded containment rule: None when no gold occurs in the prediction."""
     hits: list[tuple[Form, int, int]] = []
     for gold in golds:
@@ -379,8 +530,6 @@ def _contained(text: str, pred: Form, golds: Sequence[Form], question: Form | No
             hits.append((gold, start, end))
     if not hits:
         return None
-    if len(pred.tokens) > max_tokens:
-        return Verdict(None, "too_long")
     if question is not None:
         hits = [h for h in hits if _find(question.tokens, h[0].tokens) < 0]
         if not hits:
@@ -429,12 +578,161 @@ def _aliases(gold: str) -> tuple[str, ...]:
 
 def _same_items(answer: str, golds: Sequence[str]) -> bool:
     """A list answer whose items are exactly a gold list's items, in any order (``New York, New Jersey``)."""
-    if not _LIST_SPLIT.search(answer):
+    if not golds or not _LIST_SPLIT.search(answer):
         return False
     mine = {canon(p).tokens for p in _LIST_SPLIT.split(answer)} - {()}
     if len(mine) < 2:
         return False
     return any({canon_gold(p).tokens for p in _LIST_SPLIT.split(g)} - {()} == mine for g in golds)
+
+
+_NUMBER_WORDS = frozenset(
+    [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fourty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "trillion",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "twentieth",
+        "thirtieth",
+        "fortieth",
+        "fiftieth",
+        "hundredth",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "percent",
+        "cent",
+    ]
+)
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _keys(text: str) -> set[str]:
+    """Folded lower-case words of a gold and their stems, and its initials (for acronyms)."""
+    words = _WORD.findall(_fold(text)[0])
+    keys = {w.lower() for w in words}
+    keys |= {_stem(w) for w in keys}
+    if len(words) >= 2:
+        keys.add("".join(w[0] for w in words).lower())
+        keys.add("".join(w[0] for w in words if w.lower() not in _ACRONYM_SKIP).lower())
+    return keys
+
+
+def _numeric(words: Sequence[str]) -> bool:
+    return any(w[0].isdigit() or w.lower() in _NUMBER_WORDS for w in words)
+
+
+def _may_match(answer: str, gold_set: _Golds) -> bool:
+    """A cheap filter in front of the rules: a prediction that shares no word, stem, initials or number with any
+    gold cannot be accepted by any rule, and needs no canonical form."""
+    words = _WORD.findall(answer if answer.isascii() else _fold(answer)[0])
+    keys = gold_set.keys
+    for word in words:
+        lower = word.lower()
+        if lower in keys or _stem(lower) in keys:
+            return True
+    if gold_set.numeric and _numeric(words):
+        return True
+    if gold_set.caps and len(words) >= 2:
+        initials = "".join(w[0] for w in words).lower()
+        content = "".join(w[0] for w in words if w.lower() not in _ACRONYM_SKIP).lower()
+        return initials in keys or content in keys
+    return False
+
+
+class _Golds(NamedTuple):
+    forms: tuple[tuple[str, Form], ...]
+    plain: dict[str, str]  # SQuAD string -> gold, for golds without digits
+    keys: frozenset[str]
+    numeric: bool
+    caps: bool
+
+
+@functools.lru_cache(maxsize=16384)
+def _golds(golds: tuple[str, ...]) -> _Golds:
+    forms = [(g, canon_gold(a)) for g in golds for a in _aliases(g)]
+    forms = [(g, f) for g, f in forms if f.tokens]
+    plain = {}
+    for gold, form in forms:
+        if not _HAS_DIGIT.search(form.squad):
+            plain.setdefault(form.squad, gold)
+    keys: set[str] = set()
+    numeric = caps = False
+    for gold in golds:
+        for alias in _aliases(gold):
+            keys |= _keys(alias)
+            words = _WORD.findall(_fold(alias)[0])
+            numeric = numeric or _numeric(words)
+            caps = caps or any(len(w) >= 2 and w.isupper() for w in words)
+    return _Golds(tuple(forms), plain, frozenset(keys), numeric, caps)
+
+
+_HAS_DIGIT = re.compile(r"\d")
 
 
 def decide(
@@ -445,10 +743,19 @@ def decide(
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> Verdict:
     """The rule verdict for an extracted ``answer`` against the gold aliases (see the module docstring)."""
-    forms = [(g, canon_gold(a)) for g in golds for a in _aliases(g)]
-    forms = [(g, f) for g, f in forms if f.tokens]
+    gold_set = _golds(tuple(golds))
+    forms = gold_set.forms
     if not forms:
         return Verdict(0.0, "empty_gold")
+    plain = squad(answer)
+    if not plain:
+        return Verdict(0.0, "empty")
+    if plain in gold_set.plain and not _HAS_DIGIT.search(plain):
+        return Verdict(1.0, "exact", gold_set.plain[plain])
+    if len(answer.split()) > max_tokens:
+        return Verdict(None, "too_long")
+    if not _may_match(answer, gold_set):
+        return Verdict(None, "no_match")
     pred = canon(answer)
     if not pred.tokens:
         return Verdict(0.0, "empty")
@@ -467,9 +774,9 @@ def decide(
             if rule == "date" and _date_conflict(pred, [f for _, f in forms]):
                 return Verdict(0.0, "date_conflict", gold)
             return Verdict(1.0, rule, gold, sorted(pred.changed | form.changed))
-    if _same_items(answer, [g for g, _ in forms]):
+    if _same_items(answer, [g for g, _ in forms if _LIST_SPLIT.search(g)]):
         return Verdict(1.0, "same_items")
-    qform = canon(question) if question else None
+    qform = canon_gold(question) if question else None
     verdict = _contained(answer, pred, [f for _, f in forms], qform, max_tokens)
     return verdict if verdict is not None else Verdict(None, "no_match")
 
@@ -609,7 +916,9 @@ def _build_judge(judge: Any) -> Any:
 
     if isinstance(judge, JudgeScorer):
         if judge.kind != "binary" or not judge.double_check:
-            raise ConfigError("qa_equiv: a judge instance must be binary with double_check=True (order-insensitive)")
+            raise ConfigError(
+                "qa_equiv: a judge instance must be binary with double_check=True (order-insensitive)"
+            )
         return judge
     if not isinstance(judge, Mapping):
         raise ConfigError(
@@ -627,6 +936,9 @@ def _check_number(option: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise ConfigError(f"qa_equiv: {option} must be a finite number, got {value!r}")
     return float(value)
+
+
+_CLEAR_HOOKS.extend([_aliases.cache_clear, _golds.cache_clear])
 
 
 def route_qa_sources(sources: Sequence[str] = QA_SOURCES, **options: Any) -> None:
