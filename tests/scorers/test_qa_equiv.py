@@ -143,6 +143,26 @@ CONTAINMENT = [
     ("the right one", "one", None, True, "containment"),
     ("the one on the right side of the road, going north", "right", None, False, None),
 ]
+GOLD_SPANS = [
+    ("Sudbury", ["Sudbury, Parry Sound"], None, True, "gold_span"),
+    ("Tandi", ["Tandi, in Lahaul"], None, True, "gold_span"),
+    ("the New Testament", ["in the New Testament"], None, True, "gold_span"),
+    ("Cephalopoda", ["class Cephalopoda"], None, True, "gold_span"),
+    ("Archduke Franz Ferdinand", ["Archduke Franz Ferdinand of Austria"], None, True, "gold_span"),
+    ("Nine", ["Nine years"], None, True, "gold_span"),
+    ("Italy", ["Milan, Italy"], None, False, None),  # the qualifier, not the answer
+    ("Africa", ["South Africa"], None, False, None),
+    ("York", ["New York"], None, False, None),
+    ("Bank", ["Bank of America"], None, False, None),
+    ("World War", ["World War II"], None, False, None),
+    ("John", ["John Smith"], None, False, None),
+    ("Nine", ["Nine hundred"], None, False, None),
+    ("imperial", ["imperial rule"], None, False, None),
+    ("the", ["in the New Testament"], None, False, None),
+    ("Duke", ["Duke of Cambridge"], None, False, None),
+    ("1945", ["1945-1950"], None, False, None),
+    ("ensure", ["to ensure party discipline"], None, False, None),
+]
 TABLES = {
     "numbers": NUMBERS,
     "ordinals": ORDINALS,
@@ -157,6 +177,7 @@ TABLES = {
     "heads": HEADS,
     "word_order": WORD_ORDER,
     "containment": CONTAINMENT,
+    "gold_spans": GOLD_SPANS,
 }
 ROWS = [(name, *row) for name, table in TABLES.items() for row in table]
 

@@ -576,6 +576,92 @@ def _aliases(gold: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a.strip() for a in out if a.strip()))
 
 
+_SEGMENTS = re.compile(r"[,;:()]|\s-\s")
+#: a gold part ending with one of these introduces its object: "in the New Testament" -> "the New Testament"
+_LEADS = frozenset(
+    [
+        "to",
+        "in",
+        "at",
+        "on",
+        "by",
+        "of",
+        "from",
+        "for",
+        "during",
+        "into",
+        "onto",
+        "loosely",
+        "about",
+        "around",
+        "near",
+        "within",
+    ]
+)
+#: a gold part starting with one of these qualifies what precedes it: "Franz Ferdinand of Austria"
+_TRAILS = frozenset(["of", "by", "in", "at", "from", "who", "which", "that", "for", "on", "during", "with"])
+
+
+def _gold_span(pred: Form, gold: str) -> bool:
+    """The prediction is the head of a gold that adds a qualifier (``Milan`` for ``Milan, Italy``, ``Tandi`` for
+    ``Tandi, in Lahaul``) or the object of a gold's leading phrase (``the New Testament`` for ``in the New
+    Testament``, ``Cephalopoda`` for ``class Cephalopoda``), never a word cut out of a name (``Africa`` for
+    ``South Africa``, ``Bank`` for ``Bank of America``)."""
+    p = pred.tokens
+    segments = [canon_gold(part) for part in _SEGMENTS.split(gold)]
+    segments = [f for f in segments if f.tokens]
+    if not segments:
+        return False
+    if len(segments) > 1 and p == segments[0].tokens:
+        return True
+    seg = segments[0]
+    s, cased = seg.tokens, seg.cased
+    k = len(p)
+    if k >= len(s):
+        return False
+    for i in range(len(s) - k + 1):
+        if s[i : i + k] != p:
+            continue
+        prefix, suffix = s[:i], s[i + k :]
+        lead_ok = (
+            not prefix
+            or prefix[-1] in _LEADS
+            or (all(t[:1].islower() for t in cased[:i]) and pred.cased[0][:1].isupper())
+        )
+        trail_ok = (
+            not suffix
+            or (suffix[0] in _TRAILS and k >= 2)
+            or (len(suffix) == 1 and is_number(p[-1]) and suffix[0] in _COUNTED)
+        )
+        if lead_ok and trail_ok and (prefix or suffix):
+            return any(t not in _GENERIC_TOKENS for t in p)
+    return False
+
+
+_COUNTED = frozenset(
+    [
+        "year",
+        "month",
+        "week",
+        "day",
+        "hour",
+        "minute",
+        "second",
+        "km",
+        "m",
+        "mi",
+        "ft",
+        "kg",
+        "lb",
+        "percent",
+        "usd",
+        "time",
+        "season",
+        "episode",
+    ]
+)
+
+
 def _same_items(answer: str, golds: Sequence[str]) -> bool:
     """A list answer whose items are exactly a gold list's items, in any order (``New York, New Jersey``)."""
     if not golds or not _LIST_SPLIT.search(answer):
@@ -776,6 +862,10 @@ def decide(
             return Verdict(1.0, rule, gold, sorted(pred.changed | form.changed))
     if _same_items(answer, [g for g, _ in forms if _LIST_SPLIT.search(g)]):
         return Verdict(1.0, "same_items")
+    for gold in golds:
+        for alias in _aliases(gold):
+            if _gold_span(pred, alias):
+                return Verdict(1.0, "gold_span", gold, sorted(pred.changed))
     qform = canon_gold(question) if question else None
     verdict = _contained(answer, pred, [f for _, f in forms], qform, max_tokens)
     return verdict if verdict is not None else Verdict(None, "no_match")
