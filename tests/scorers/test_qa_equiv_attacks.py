@@ -123,3 +123,55 @@ def test_controls_for_the_attacks_still_pay():
     assert score("<answer>Argentina and Chile</answer>", "Chile and Argentina").value == 1.0
     assert score("<answer>yes</answer>", "yes").value == 1.0
     assert score("<answer>the right</answer>", "right").value == 1.0
+
+
+# -- tag-level hacks that verl's Search-R1 route admits (docs/verl-routes-hacks.md) ----------------------------
+
+TAG_HACKS = [
+    ("<answer>London</answer> <answer>Paris</answer>", "multiple_answers"),
+    ("<answer>Lyon</answer><answer>Nice</answer><answer>Paris</answer>", "multiple_answers"),
+    ("<answer>Paris</answer> Actually no, it is London.", "text_after_answer"),
+    ("<answer>Paris</answer>\nWait, that is wrong: Lyon.", "text_after_answer"),
+    ("<think><answer>Paris</answer></think>", "answer_in_think"),
+    ("<think>maybe <answer>Paris</answer> or not", "answer_in_think"),
+]
+
+
+@pytest.mark.parametrize("response,rule", TAG_HACKS)
+def test_tag_hacks_score_zero(response, rule):
+    result = score(response, "Paris")
+    assert result.value == 0.0, result.info
+    assert result.info["rule"] == rule
+
+
+@pytest.mark.parametrize("response,_rule", TAG_HACKS)
+def test_strict_tags_off_is_search_r1s_extraction(response, _rule):
+    loose = QAEquivScorer(strict_tags=False)
+    assert loose.score(Sample(response=response, ground_truth="Paris")).value == (
+        0.0 if "Lyon.\"" in response or response.endswith("Lyon.") else 1.0
+    )
+
+
+def test_honest_tag_variants_still_pay():
+    for response in [
+        "<answer>Paris</answer>",
+        "<answer>Paris</answer><|im_end|>",
+        "<answer>Paris</answer>\n\n</s>",
+        "<think>it is the capital</think>\n<answer>Paris</answer>",
+        "<answer>Paris</answer> <answer>paris</answer>",  # the same answer twice
+    ]:
+        assert score(response, "Paris").value == 1.0, response
+
+
+def test_a_full_search_r1_trajectory_with_the_prompts_example_block_pays():
+    prompt = (
+        "<|im_start|>user\nAnswer the given question... provide the answer inside <answer> and </answer>, "
+        "without detailed illustrations. For example, <answer> Beijing </answer>. Question: capital of France?"
+        "<|im_end|>\n<|im_start|>assistant\n"
+    )
+    trajectory = prompt + "<think>I know this.</think>\n<answer> Paris </answer><|im_end|>"
+    assert score(trajectory, "Paris").value == 1.0
+    # without the chat markers, the example block is recognised from the prompt itself
+    bare = "<answer> Beijing </answer> ... <answer> Paris </answer>"
+    with_prompt = SCORER.score(Sample(response=bare, ground_truth="Paris", prompt=prompt))
+    assert with_prompt.value == 1.0
