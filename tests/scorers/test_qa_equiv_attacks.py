@@ -146,10 +146,9 @@ def test_tag_hacks_score_zero(response, rule):
 
 @pytest.mark.parametrize("response,_rule", TAG_HACKS)
 def test_strict_tags_off_is_search_r1s_extraction(response, _rule):
+    # the last block decides, as in search_r1_qa: every one of these then pays
     loose = QAEquivScorer(strict_tags=False)
-    assert loose.score(Sample(response=response, ground_truth="Paris")).value == (
-        0.0 if "Lyon.\"" in response or response.endswith("Lyon.") else 1.0
-    )
+    assert loose.score(Sample(response=response, ground_truth="Paris")).value == 1.0
 
 
 def test_honest_tag_variants_still_pay():
