@@ -213,8 +213,15 @@ def run(response, ground_truth, **metadata):
 
 
 def test_extraction_is_search_r1s_last_block_or_the_plain_text():
-    tagged = run("<answer>London</answer> ... <answer>Paris</answer>", ["Paris"])
+    loose = QAEquivScorer(strict_tags=False)
+    tagged = loose.score(
+        Sample(response="<answer>London</answer> ... <answer>Paris</answer>", ground_truth="Paris")
+    )
     assert tagged.value == 1.0 and tagged.info["tagged"] is True and tagged.info["extracted"] == "Paris"
+    assert (
+        run("<answer>London</answer> ... <answer>Paris</answer>", ["Paris"]).info["rule"]
+        == "multiple_answers"
+    )
     plain = run("  Paris \n", ["Paris"])
     assert plain.value == 1.0 and plain.info["tagged"] is False
 
@@ -265,7 +272,14 @@ def test_rewards_and_options():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"score": "1"}, {"format_score": float("nan")}, {"spam_factor": True}, {"max_tokens": 0}]
+    "kwargs",
+    [
+        {"score": "1"},
+        {"format_score": float("nan")},
+        {"spam_factor": True},
+        {"max_tokens": 0},
+        {"strict_tags": 1},
+    ],
 )
 def test_bad_options_fail_fast(kwargs):
     with pytest.raises(ConfigError, match="qa_equiv"):

@@ -78,7 +78,7 @@ ATTACKS = [
     ("<answer>the</answer>", "The", None, "empty_gold"),
     ("<answer>anything at all</answer>", "a", None, "empty_gold"),
     # the gold hidden where extraction must not look: the last <answer> block decides
-    ("<answer>Paris</answer> on second thought <answer>London</answer>", "Paris", None, "no_match"),
+    ("<answer>Paris</answer> on second thought <answer>London</answer>", "Paris", None, "multiple_answers"),
     # a function-word gold inside an unrelated sentence
     ("<answer>one of the largest cities in the world</answer>", "one", None, "generic_gold"),
     ("<answer>turn to the left at the second right turn</answer>", "right", None, "generic_gold"),
@@ -98,17 +98,19 @@ def test_attack_scores_zero(response, gold, question, rule):
 
 def test_tag_spam_cannot_pay_more_than_a_quarter():
     # verl's Search-R1 rule: more than 10 <answer> tags divide a correct answer's reward by 4
+    assert score("<answer>Paris</answer>" * 12, "Paris").value == 0.25
+    loose = QAEquivScorer(strict_tags=False)
     spam = "<answer>x</answer>" * 11 + "<answer>Paris</answer>"
-    result = score(spam, "Paris")
+    result = loose.score(Sample(response=spam, ground_truth="Paris"))
     assert result.value == 0.25 and result.info["tag_spam"] is True
+    assert score(spam, "Paris").value == 0.0  # strict tags: several different answers
     wrong = "<answer>Paris</answer>" * 11 + "<answer>London</answer>"
-    assert score(wrong, "Paris").value == 0.0
+    assert loose.score(Sample(response=wrong, ground_truth="Paris")).value == 0.0
 
 
 def test_tag_spam_penalty_is_configurable():
-    spam = "<answer>x</answer>" * 11 + "<answer>Paris</answer>"
     strict = QAEquivScorer(spam_factor=0.0)
-    assert strict.score(Sample(response=spam, ground_truth="Paris")).value == 0.0
+    assert strict.score(Sample(response="<answer>Paris</answer>" * 12, ground_truth="Paris")).value == 0.0
 
 
 def test_controls_for_the_attacks_still_pay():

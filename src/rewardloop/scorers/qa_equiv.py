@@ -888,6 +888,7 @@ class QAEquivScorer(Scorer):
         format_score: float = 0.0,
         spam_factor: float = 0.25,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        strict_tags: bool = True,
         judge: Any = None,
     ) -> None:
         self.score_value = _check_number("score", score)
@@ -896,6 +897,9 @@ class QAEquivScorer(Scorer):
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ConfigError(f"qa_equiv: max_tokens must be a positive int, got {max_tokens!r}")
         self.max_tokens = max_tokens
+        if not isinstance(strict_tags, bool):
+            raise ConfigError(f"qa_equiv: strict_tags must be true or false, got {strict_tags!r}")
+        self.strict_tags = strict_tags
         self.judge = _build_judge(judge)
         if self.judge is not None:
             self.is_async = True
@@ -915,7 +919,11 @@ class QAEquivScorer(Scorer):
         answer = tagged if tagged is not None else response.strip()
         opened, closed = count_answer_tags(response)
         question = _question(sample)
-        verdict = decide(answer, golds, question, max_tokens=self.max_tokens)
+        refused = _tag_hack(response, sample) if self.strict_tags and tagged is not None else None
+        if refused is not None:
+            verdict = Verdict(0.0, refused)
+        else:
+            verdict = decide(answer, golds, question, max_tokens=self.max_tokens)
         spammed = opened > MAX_ANSWER_TAGS or closed > MAX_ANSWER_TAGS
         info: dict[str, Any] = {
             "rule": verdict.rule,
@@ -987,6 +995,69 @@ class QAEquivScorer(Scorer):
     def __repr__(self) -> str:
         judge = "off" if self.judge is None else self.judge.model
         return f"<QAEquivScorer max_tokens={self.max_tokens} judge={judge}>"
+
+
+#: where a chat template hands the turn to the model: answer blocks before the last one belong to the prompt
+_ASSISTANT_TURN = re.compile(
+    r"<\|im_start\|>assistant|<\|start_header_id\|>assistant<\|end_header_id\|>|\[/INST\]"
+)
+#: end-of-turn markers that may follow the final answer
+_END_MARKERS = re.compile(r"<\|im_end\|>|<\|eot_id\|>|<\|endoftext\|>|</s>|<\|end\|>|<eos>")
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+
+
+def _answer_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every ``<answer>...</answer>`` body, paired as :func:`.qa_em.extract_answer` pairs them."""
+    blocks = []
+    start = text.find("<answer>")
+    while start >= 0:
+        body = start + len("<answer>")
+        end = text.find("</answer>", body)
+        if end < 0:
+            break
+        blocks.append((body, end))
+        start = text.find("<answer>", end + len("</answer>"))
+    return blocks
+
+
+def _tag_hack(response: str, sample: Sample) -> str | None:
+    """The tag-level hacks ``search_r1_qa`` admits (verl's rule), refused under ``strict_tags``: several different
+    answer blocks, text after the final block, the final block inside an unfinished or closed ``<think>``."""
+    turns = [m.end() for m in _ASSISTANT_TURN.finditer(response)]
+    offset = turns[-1] if turns else 0
+    blocks = [(a, b) for a, b in _answer_blocks(response) if a >= offset]
+    if not blocks:
+        return None
+    last_start, last_end = blocks[-1]
+    before = response[offset:last_start]
+    if before.rfind(_THINK_OPEN) > before.rfind(_THINK_CLOSE):
+        return "answer_in_think"
+    tail = _END_MARKERS.sub("", response[last_end + len("</answer>") :])
+    if tail.strip():
+        return "text_after_answer"
+    prompt = _prompt_text(sample)
+    answers = {squad(response[a:b]) for a, b in blocks}
+    answers = {a for a in answers if a and not (prompt and f"<answer> {a} </answer>" in _squad_tags(prompt))}
+    if len(answers) > 1:
+        return "multiple_answers"
+    return None
+
+
+def _squad_tags(text: str) -> str:
+    """``text`` with the body of every answer block SQuAD-normalised (to recognise a prompt's example block)."""
+    return "".join(
+        f"<answer> {squad(part)} </answer>" if i % 2 else ""
+        for i, part in enumerate(re.split(r"<answer>(.*?)</answer>", text, flags=re.S))
+    )
+
+
+def _prompt_text(sample: Sample) -> str:
+    prompt: Any = sample.prompt if sample.prompt is not None else sample.metadata.get("raw_prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, Sequence):
+        return " ".join(str(m.get("content", "")) for m in prompt if isinstance(m, Mapping))
+    return ""
 
 
 def _question(sample: Sample) -> str | None:
