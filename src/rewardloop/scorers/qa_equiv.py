@@ -7,7 +7,12 @@ default (verl's exact match stays the route of the ``searchR1_*`` sources): opt 
 
 **Extraction** is ``search_r1_qa``'s: the last ``<answer>...</answer>`` block; a response without the tag is read
 as plain text. More than :data:`~rewardloop.scorers.qa_em.MAX_ANSWER_TAGS` opening or closing tags multiply a
-correct answer's reward by ``spam_factor`` (verl's 1/4 by default).
+correct answer's reward by ``spam_factor`` (verl's 1/4 by default). With ``strict_tags`` (the default) the
+tag-level hacks verl's rule admits score 0: ``multiple_answers`` (answer blocks with different answers; blocks
+before the last chat-template assistant marker, and a block the prompt itself shows as an example, do not
+count), ``text_after_answer`` (anything but whitespace and end-of-turn tokens after the final block: a
+retraction), ``answer_in_think`` (the final block inside a ``<think>`` that is still open).
+``strict_tags=False`` keeps ``search_r1_qa``'s behaviour.
 
 **Rules**, in order; ``info["rule"]`` names the one that decided (``info["normalizers"]`` what the canonical
 form changed, :mod:`._qa_norm`):
@@ -248,7 +253,15 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
 def _find(pred: Sequence[str], gold: Sequence[str]) -> int:
     """Start of the first occurrence of ``gold`` in ``pred`` (date tokens may be finer), or -1."""
     n, k = len(pred), len(gold)
+    if not k or k > n:
+        return -1
     first = gold[0]
+    if not any(t.startswith("zdate") for t in pred):  # no finer dates: plain token equality
+        gold = tuple(gold)
+        for i in range(n - k + 1):
+            if pred[i] == first and tuple(pred[i : i + k]) == gold:
+                return i
+        return -1
     for i in range(n - k + 1):
         if _date_finer(pred[i], first) and all(_date_finer(pred[i + j], gold[j]) for j in range(1, k)):
             return i
@@ -1023,23 +1036,27 @@ def _answer_blocks(text: str) -> list[tuple[int, int]]:
 def _tag_hack(response: str, sample: Sample) -> str | None:
     """The tag-level hacks ``search_r1_qa`` admits (verl's rule), refused under ``strict_tags``: several different
     answer blocks, text after the final block, the final block inside an unfinished or closed ``<think>``."""
+    end = response.rfind("</answer>")
+    tail = response[end + len("</answer>") :]
+    retracted = bool(tail.strip() and _END_MARKERS.sub("", tail).strip())
+    if response.count("<answer>") == 1 and "<think>" not in response:  # the common case
+        return "text_after_answer" if retracted else None
     turns = [m.end() for m in _ASSISTANT_TURN.finditer(response)]
     offset = turns[-1] if turns else 0
     blocks = [(a, b) for a, b in _answer_blocks(response) if a >= offset]
     if not blocks:
         return None
-    last_start, last_end = blocks[-1]
-    before = response[offset:last_start]
+    before = response[offset : blocks[-1][0]]
     if before.rfind(_THINK_OPEN) > before.rfind(_THINK_CLOSE):
         return "answer_in_think"
-    tail = _END_MARKERS.sub("", response[last_end + len("</answer>") :])
-    if tail.strip():
+    if retracted:
         return "text_after_answer"
-    prompt = _prompt_text(sample)
-    answers = {squad(response[a:b]) for a, b in blocks}
-    answers = {a for a in answers if a and not (prompt and f"<answer> {a} </answer>" in _squad_tags(prompt))}
+    answers = {squad(response[a:b]) for a, b in blocks} - {""}
     if len(answers) > 1:
-        return "multiple_answers"
+        prompt = _prompt_text(sample)
+        shown = _squad_tags(prompt) if prompt else ""
+        if len({a for a in answers if f"<answer> {a} </answer>" not in shown}) > 1:
+            return "multiple_answers"
     return None
 
 
