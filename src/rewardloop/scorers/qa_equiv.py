@@ -805,7 +805,7 @@ def _may_match(answer: str, gold_set: _Golds) -> bool:
 
 
 class _Golds(NamedTuple):
-    forms: tuple[tuple[str, Form], ...]
+    any_words: bool  # some alias has a letter or a digit
     plain: dict[str, str]  # SQuAD string -> gold, for golds without digits
     keys: frozenset[str]
     numeric: bool
@@ -814,21 +814,27 @@ class _Golds(NamedTuple):
 
 @functools.lru_cache(maxsize=16384)
 def _golds(golds: tuple[str, ...]) -> _Golds:
-    forms = [(g, canon_gold(a)) for g in golds for a in _aliases(g)]
-    forms = [(g, f) for g, f in forms if f.tokens]
-    plain = {}
-    for gold, form in forms:
-        if not _HAS_DIGIT.search(form.squad):
-            plain.setdefault(form.squad, gold)
+    """What the cheap paths need of a gold list (no canonical forms: see :func:`_gold_forms`)."""
+    plain: dict[str, str] = {}
     keys: set[str] = set()
-    numeric = caps = False
+    numeric = caps = any_words = False
     for gold in golds:
         for alias in _aliases(gold):
-            keys |= _keys(alias)
+            text = squad(alias)
+            if text and not _HAS_DIGIT.search(text):
+                plain.setdefault(text, gold)
             words = _WORD.findall(_fold(alias)[0])
+            any_words = any_words or bool(_WORD.search(text))
+            keys |= _keys(alias)
             numeric = numeric or _numeric(words)
             caps = caps or any(len(w) >= 2 and w.isupper() for w in words)
-    return _Golds(tuple(forms), plain, frozenset(keys), numeric, caps)
+    return _Golds(any_words, plain, frozenset(keys), numeric, caps)
+
+
+@functools.lru_cache(maxsize=16384)
+def _gold_forms(golds: tuple[str, ...]) -> tuple[tuple[str, Form], ...]:
+    forms = [(g, canon_gold(a)) for g in golds for a in _aliases(g)]
+    return tuple((g, f) for g, f in forms if f.tokens)
 
 
 _HAS_DIGIT = re.compile(r"\d")
@@ -842,9 +848,9 @@ def decide(
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> Verdict:
     """The rule verdict for an extracted ``answer`` against the gold aliases (see the module docstring)."""
-    gold_set = _golds(tuple(golds))
-    forms = gold_set.forms
-    if not forms:
+    key = tuple(golds)
+    gold_set = _golds(key)
+    if not gold_set.any_words:
         return Verdict(0.0, "empty_gold")
     plain = squad(answer)
     if not plain:
@@ -855,6 +861,9 @@ def decide(
         return Verdict(None, "too_long")
     if not _may_match(answer, gold_set):
         return Verdict(None, "no_match")
+    forms = _gold_forms(key)
+    if not forms:
+        return Verdict(0.0, "empty_gold")
     pred = canon(answer)
     if not pred.tokens:
         return Verdict(0.0, "empty")
@@ -1116,7 +1125,7 @@ def _check_number(option: str, value: Any) -> float:
     return float(value)
 
 
-_CLEAR_HOOKS.extend([_aliases.cache_clear, _golds.cache_clear])
+_CLEAR_HOOKS.extend([_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear])
 
 
 def route_qa_sources(sources: Sequence[str] = QA_SOURCES, **options: Any) -> None:
