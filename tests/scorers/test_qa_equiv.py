@@ -3,7 +3,9 @@ contract (extraction, ground-truth shapes, info, options, registry and routing).
 
 from __future__ import annotations
 
+import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -310,3 +312,24 @@ def test_route_qa_sources_opts_in_and_can_be_undone():
         for source in QA_SOURCES:
             ROUTES.add(Route(source, "search_r1_qa"))
     assert ROUTES.resolve("searchR1_nq").scorer == "search_r1_qa"
+
+
+SEARCH_R1 = (
+    Path(__file__).resolve().parents[2].parent
+    / "shared"
+    / "data"
+    / "search_r1"
+    / "search_r1_example_rollouts.json"
+)
+
+
+@pytest.mark.skipif(not SEARCH_R1.is_file(), reason="../shared/data/search_r1 not present")
+def test_real_search_r1_trajectories_are_read_like_search_r1_qa():
+    """Two real Search-R1 rollouts hold the whole chat: the instruction's own answer blocks come before the
+    assistant turn and must not count as a second answer."""
+    cases = json.loads(SEARCH_R1.read_text())["cases"]
+    for case in cases:
+        gold = case["final_answer_tag_content"].strip()
+        strict = run(case["trajectory"], [gold])
+        assert strict.value == 1.0 and strict.info["rule"] == "exact", strict.info
+        assert run(case["trajectory"], ["Beijing"]).value == 0.0  # the prompt's example is not the answer
