@@ -897,7 +897,7 @@ def decide(
 
 
 class QAEquivScorer(Scorer):
-    """Short-answer QA equivalence: rules first, an optional judge for the undecided (module docstring)."""
+    """Short-answer QA equivalence beyond exact match: canonical forms, guarded containment, optional judge."""
 
     name: ClassVar[str] = "qa_equiv"  # type: ignore[misc]
     execution: ClassVar[str] = "inline"  # type: ignore[misc,assignment]
