@@ -58,6 +58,9 @@ UNITS = [
     ("50%", "5%", None, False, None),
     ("$5", "5 euros", None, False, None),
     ("6 feet", "6 metres", None, False, None),
+    ("one week", "a week", None, True, "normalized"),
+    ("741 weeks", "a week", None, False, None),
+    ("two weeks", "a week", None, False, None),
 ]
 ROMAN = [
     ("World War II", "World War 2", None, True, "normalized"),

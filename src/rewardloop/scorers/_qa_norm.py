@@ -617,6 +617,12 @@ def is_year_like(token: str) -> bool:
     return len(token) == 4 and token.isdigit() and 1000 <= int(token) <= 2199
 
 
+#: units a leading "a" / "an" counts ("a week", "an hour"); "second" is left out (also an ordinal)
+_COUNTED_UNITS = frozenset(
+    {"year", "month", "week", "day", "hour", "minute", "decade", "century", "mile", "kilometre", "kilometer"}
+)
+
+
 def _stem(word: str) -> str:
     if len(word) < 4 or not word.endswith("s") or word.endswith(("ss", "us", "is")) or not word.isalpha():
         return word
@@ -735,6 +741,9 @@ def _canon(text: str) -> Form:
     prepared = _prepare(text, changed)
     cased = _TOKEN.findall(prepared)
     tokens = [t.lower() for t in cased]
+    for i in range(len(tokens) - 1):
+        if tokens[i] in ("a", "an", "one") and _stem(tokens[i + 1]) in _COUNTED_UNITS:
+            tokens[i] = cased[i] = "1"  # "a week" is one week: "741 weeks" must not contain it
     if any(
         t in _UNITS_WORDS or t in _TENS_WORDS or t in _ORDINAL_WORDS or t[:1].isdigit() for t in tokens
     ) or any(t in ("V", "X") or (len(t) >= 2 and t.isupper()) for t in cased):
