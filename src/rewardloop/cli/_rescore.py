@@ -70,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
         )
     keep = ("group_id", "response_index")
     rollouts = [{k: v for k, v in r.items() if k not in SCORING_COLUMNS or k in keep} for r in old]
-    selection = build_selection(args)
+    scorer = None
     if args.scorer:
         name, options = parse_scorer_spec(args.scorer, "--scorer")
-        selection.custom = get_scorer(name, **options)
+        scorer = get_scorer(name, **options)
+    selection = build_selection(args, scorer)
     items = prepare(rollouts, args.response_key, selection, args.group_by)
     if len(items) != len(old):
         raise ConfigError(
