@@ -298,6 +298,7 @@ _REWARD_KEYS = (
     "components",
     "monitors",
     "routes",
+    "infer_extra_info_keys",
 )
 
 _EXTRA_KINDS = ("float", "bool", "str", "any")
@@ -333,6 +334,10 @@ class RewardConfig:
     #: ``{task, scorer, options, prefix}`` (from ``{TASK: SCORER}`` or ``{TASK: {scorer, options}}``; a
     #: task ending in ``*`` is a prefix)
     routes: tuple[Mapping[str, Any], ...] = ()
+    #: ours: verl's reward loop keeps every dict key a custom function returns; with true (verl's behaviour)
+    #: the keys are read from the function's returned dict literals, else learned from its first result;
+    #: false keeps ``run_single``'s extra info to the declared keys (``extra_info_keys``) only
+    infer_extra_info_keys: bool = True
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
@@ -383,6 +388,9 @@ class RewardConfig:
             components=components,
             monitors=_monitors(data.get("monitors"), f"{where}.monitors"),
             routes=_routes(data.get("routes"), f"{where}.routes"),
+            infer_extra_info_keys=_bool(
+                data.get("infer_extra_info_keys", True), f"{where}.infer_extra_info_keys"
+            ),
         )
 
     def as_dict(self) -> dict[str, Any]:
