@@ -28,7 +28,6 @@ from rewardloop.integrations.verl import (
     RateLimitedRewardManager,
 )
 from rewardloop.managers import RolloutBatch
-from rewardloop.scorers.code import CodeScorer
 from rewardloop.types import Sample
 
 from ._suite import DIFFERENCES, REPO
