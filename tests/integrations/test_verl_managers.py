@@ -201,7 +201,7 @@ def test_rm_scores_short_circuit(tokenizer, rows_batch):
         assert loop.compute_rm_score(batch) is batch
 
 
-def test_empty_response_gets_no_token_and_no_crash(tokenizer, caplog):
+def test_empty_response_keeps_its_reward_in_its_last_column(tokenizer, caplog):
     batch = make_batch(tokenizer, [dict(ROWS[0], response=""), ROWS[0]])
     manager = NaiveRewardManager(tokenizer, 0, compute_score=lambda **kw: 1.0)
     try:
@@ -209,7 +209,8 @@ def test_empty_response_gets_no_token_and_no_crash(tokenizer, caplog):
             tensor = manager(batch)
     finally:
         manager.close()
-    assert tensor[0].abs().sum() == 0  # verl writes it into the last padding column
+    # verl writes it into the last column: the row sums to the sample's score (verl's GRPO reads the sum)
+    assert tensor[0].sum() == 1.0 and tensor[0, -1] == 1.0
     assert tensor[1].sum() == 1.0
     assert "without any generated token" in caplog.text
 
@@ -446,7 +447,15 @@ def test_every_loop_manager_runs_a_file_function_in_worker_processes(tokenizer, 
     finally:
         manager.close()
     assert out["reward_score"] == 1.0 and out["reward_extra_info"]["pid"] != os.getpid()
-    # one trajectory at a time, an undeclared key is left out (with a warning naming it), never sometimes present
+    # verl keeps the function's dict keys: 'note' is read from the returned literal, so every sample has it
+    assert out["reward_extra_info"]["note"] == "x"
+    # ours, as an option: one trajectory at a time an undeclared key is left out (a warning names it)
+    manager = load_reward_manager({**cfg, "infer_extra_info_keys": False}, tokenizer)
+    try:
+        with caplog.at_level(logging.WARNING):
+            out = asyncio.run(manager.run_single(batch[0:1]))
+    finally:
+        manager.close()
     assert "note" not in out["reward_extra_info"] and "['note'] are not declared" in caplog.text
 
 
