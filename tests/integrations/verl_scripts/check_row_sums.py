@@ -29,12 +29,17 @@ ROWS = [
     {"response": "", "data_source": "openai/gsm8k", "ground_truth": "42"},
 ]
 # verl's PrimeRewardManager takes float scores only (a math_dapo dict makes it set every reward to 0)
-FLOAT_ROWS = [ROWS[3], ROWS[4], {"response": "so \\boxed{3}", "data_source": "lighteval/MATH", "ground_truth": "3"}]
+FLOAT_ROWS = [
+    ROWS[3],
+    ROWS[4],
+    {"response": "so \\boxed{3}", "data_source": "lighteval/MATH", "ground_truth": "3"},
+]
 
 
 def batch_fn(data_sources, solution_strs, ground_truths, extra_infos, **kwargs):
     return [
-        verl_score(d, s, g, e) for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)
+        verl_score(d, s, g, e)
+        for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos, strict=True)
     ]
 
 
