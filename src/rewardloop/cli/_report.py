@@ -22,7 +22,9 @@ def add_parser(sub: Any) -> None:
         help="group for the accuracy plot (dotted path, e.g. extra_info.level; default: data_source)",
     )
     p.add_argument(
-        "--response-key", default="response", help="column holding the response (default: response)"
+        "--response-key",
+        default=None,
+        help="column holding the response (default: the one the file was scored with, else response)",
     )
     p.add_argument("--title", default="rewardloop reward report", help="page title")
 
@@ -32,12 +34,13 @@ def run(args: argparse.Namespace) -> int:
 
     from .._io import read_rows
     from ..tools._report import build_report
+    from ._score import DEFAULT_RESPONSE_KEY, stored_setting, write_text
 
     rows = [r for r in read_rows(args.scored) if "_error" not in r]
+    response_key = args.response_key or stored_setting(rows, "response_key") or DEFAULT_RESPONSE_KEY
     page = build_report(
-        rows, title=args.title, response_key=args.response_key, group_by=args.group_by, source=args.scored
+        rows, title=args.title, response_key=response_key, group_by=args.group_by, source=args.scored
     )
-    from ._score import write_text
 
     with contextlib.suppress(OSError):  # write_text names the path that cannot be written
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)

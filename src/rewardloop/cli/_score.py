@@ -49,7 +49,11 @@ SCORING_COLUMNS = (
     "rewardloop_version",
     "group_id",
     "response_index",
+    "scored_with",
 )
+#: what ``scored_with`` records: how the file was read and scored, so rescore/report/explain read it the same way
+READ_SETTINGS = ("response_key", "group_by", "length_key", "config_fingerprint")
+DEFAULT_RESPONSE_KEY = "response"
 
 
 def add_parser(sub: Any) -> None:
@@ -73,8 +77,9 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
     """The options of ``score`` that ``rescore`` shares: how rows are read, scored and judged."""
     p.add_argument(
         "--response-key",
-        default="response",
-        help="column holding the response text, or a list of n responses (default: response)",
+        default=None,
+        help="column holding the response text, or a list of n responses (default: response; rescore: the "
+        "key the file was scored with)",
     )
     p.add_argument(
         "--config",
@@ -184,6 +189,7 @@ class Selection:
     config: Any  # the RewardConfig the manager was built from (flags applied)
     on_error: float | None = None
     unapplied: list[str] = field(default_factory=list)
+    scored_with: dict[str, Any] = field(default_factory=dict)  # written into every row (READ_SETTINGS)
     _fingerprints: dict[int, str] = field(default_factory=dict)
 
     def scorer_for(self, sample: Sample) -> Scorer:
@@ -296,7 +302,15 @@ def build_selection(args: argparse.Namespace, scorer: Scorer | None = None) -> S
         )
     for note in unapplied:
         print(f"rewardloop: note: not applied: {note}", file=sys.stderr)
-    return Selection(manager=manager, config=cfg, on_error=on_error, unapplied=unapplied)
+    scored_with = {
+        "response_key": args.response_key or DEFAULT_RESPONSE_KEY,
+        "group_by": args.group_by,
+        "length_key": getattr(args, "length_key", None),
+        "config_fingerprint": cfg.fingerprint(),
+    }
+    return Selection(
+        manager=manager, config=cfg, on_error=on_error, unapplied=unapplied, scored_with=scored_with
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -466,6 +480,7 @@ def scored_row(
     on_error: float | None,
     timing: tuple[Any, Any],
     fingerprint: Callable[[Scorer], str],
+    scored_with: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The output row: the input fields, then the score, status, metrics, info, error, provenance, timings."""
     row = item.row
@@ -480,12 +495,13 @@ def scored_row(
     out["rewardloop_version"] = __version__
     out["group_id"] = item.group
     out["queue_s"], out["exec_s"] = timing  # seconds waiting / executing (null for rows never scored)
+    out["scored_with"] = dict(scored_with or {})
     return out
 
 
 def output_rows(outcome: Outcome, selection: Selection) -> list[dict[str, Any]]:
     return [
-        scored_row(item, score, selection.on_error, t, selection.fingerprint)
+        scored_row(item, score, selection.on_error, t, selection.fingerprint, selection.scored_with)
         for item, score, t in zip(outcome.items, outcome.scores, outcome.timing, strict=True)
     ]
 
@@ -615,8 +631,18 @@ def check_rate(value: float) -> None:
         raise ConfigError(f"--max-failure-rate must be between 0 and 1, got {value}")
 
 
+def stored_setting(rows: Sequence[Any], key: str) -> Any:
+    """A setting of ``scored_with`` (:data:`READ_SETTINGS`) recorded in a scored file, None when absent."""
+    for row in rows:
+        recorded = row.get("scored_with") if isinstance(row, dict) else None
+        if isinstance(recorded, dict):
+            return recorded.get(key)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     check_rate(args.max_failure_rate)
+    args.response_key = args.response_key or DEFAULT_RESPONSE_KEY
     selection = build_selection(args)
     rows = read_rows(args.input)
     if not rows:
