@@ -107,10 +107,10 @@ def run(args: argparse.Namespace) -> int:
     print(report.to_json() if args.json else report.to_text())
     data = summary(outcome, args.max_failure_rate)
     if data["errors"] and not args.json:  # exit_code points at them
-        from .._summary import format_errors, top_errors
+        from .._summary import top_errors
+        from ._score import print_errors
 
-        print(f"\nTop errors ({data['failed']} failed rows):")
-        print(format_errors(top_errors(outcome.scores)))
+        print_errors(top_errors(outcome.scores), data)
     if args.report_json:
         write_text(args.report_json, report.to_json())
     if failed_write is not None:

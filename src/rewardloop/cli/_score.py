@@ -27,7 +27,7 @@ from .._groups import group_stats
 from .._io import OutputError, read_rows, save_rows
 from .._provenance import scorer_fingerprint
 from .._suggest import did_you_mean, unknown_task_message
-from .._summary import format_errors, format_groups, format_table, summarize, top_errors
+from .._summary import error_groups, format_errors, format_groups, format_table, summarize, top_errors
 from ..errors import ConfigError, InvalidSampleError, UnknownTaskError
 from ..scorers._base import Scorer
 from ..types import Sample, Score, Status
@@ -352,17 +352,26 @@ def expand_rows(
     rows: Sequence[dict[str, Any]], response_key: str
 ) -> list[tuple[dict[str, Any], int, int | None]]:
     """``(row, input row number, response index)``: a row whose response is a list of strings (verl's
-    generation output) becomes one row per string. Other lists (e.g. one chat as a list of messages) are
-    left alone, and fail as malformed responses."""
+    generation output), or a list of chats, becomes one row per response. One chat (a list of messages) is
+    one response; other lists are left alone and fail as malformed responses."""
     out: list[tuple[dict[str, Any], int, int | None]] = []
     for i, row in enumerate(rows):
         responses = row.get(response_key) if isinstance(row, dict) and "_error" not in row else None
-        if isinstance(responses, list | tuple) and responses and all(isinstance(r, str) for r in responses):
+        if _several(responses):
             for j, response in enumerate(responses):
                 out.append(({**row, response_key: response}, i, j))
         else:
             out.append((row, i, None))
     return out
+
+
+def _several(responses: Any) -> bool:
+    """n responses: a non-empty list of strings, or of chats (each a non-empty list of message dicts)."""
+    if not isinstance(responses, list | tuple) or not responses:
+        return False
+    if all(isinstance(r, str) for r in responses):
+        return True
+    return all(isinstance(r, list | tuple) and r and all(isinstance(m, dict) for m in r) for r in responses)
 
 
 def _group_of(row: dict[str, Any], number: int, expanded: bool, group_by: str | None) -> str | None:
@@ -529,6 +538,7 @@ def summary(outcome: Outcome, max_failure_rate: float) -> dict[str, Any]:
             )
         ],
         "errors": [{"status": st, "message": m, "count": c} for st, m, c in top_errors(outcome.scores)],
+        "errors_more": _more_errors(outcome.scores),
         "performance": {
             "wall_s": round(outcome.wall_s, 6),
             "samples_per_s": round(n / outcome.wall_s, 3) if outcome.wall_s > 0 else None,
@@ -556,8 +566,7 @@ def print_summary(outcome: Outcome, data: dict[str, Any]) -> None:
         print(format_groups(groups))
     errors = top_errors(outcome.scores)
     if errors:
-        print(f"\nTop errors ({data['failed']} failed rows):")
-        print(format_errors(errors))
+        print_errors(errors, data)
     perf = data["performance"]
     line = f"\n{data['rows']} rows in {perf['wall_s']:.2f} s"
     if perf["samples_per_s"] is not None:
@@ -565,6 +574,19 @@ def print_summary(outcome: Outcome, data: dict[str, Any]) -> None:
     if perf["latency_p50_s"] is not None:
         line += f"; latency p50 {_ms(perf['latency_p50_s'])}, p99 {_ms(perf['latency_p99_s'])}"
     print(line)
+
+
+def _more_errors(scores: Sequence[Score], shown: int = 5) -> dict[str, int]:
+    rest = error_groups(scores)[shown:]
+    return {"kinds": len(rest), "rows": sum(c for _, _, c, _ in rest)}
+
+
+def print_errors(errors: list[tuple[str, str, int]], data: dict[str, Any]) -> None:
+    """The top errors, with how many more kinds were left out."""
+    failed = data["failed"]
+    more = data.get("errors_more") or {}
+    print(f"\nTop errors ({failed} failed row{'s' if failed != 1 else ''}):")
+    print(format_errors(errors, more.get("kinds", 0), more.get("rows", 0)))
 
 
 def _ms(seconds: float | None) -> str:
