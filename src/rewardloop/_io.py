@@ -88,20 +88,16 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
+            text = line.rstrip("\r\n")
             try:
-                row = json.loads(
-                    line.rstrip("\r\n")
-                )  # a cut-off line reports its own column, not the newline
+                row = json.loads(text)  # without the newline: a cut-off line reports its own column
             except json.JSONDecodeError as exc:
-                cut = (
-                    " (the line ends before the JSON does: truncated?)"
-                    if exc.pos >= len(line.rstrip())
-                    else ""
-                )
+                cut = exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()) - 1
+                hint = " (the line ends before its JSON does: truncated?)" if cut else ""
                 rows.append(
                     RowError(
-                        _error=f"line {lineno}: invalid JSON: {exc.msg} at column {exc.colno}{cut}",
-                        _line=line.rstrip("\n")[:200],
+                        _error=f"line {lineno}: invalid JSON: {exc.msg} (column {exc.colno}){hint}",
+                        _line=text[:200],
                     )
                 )
                 continue

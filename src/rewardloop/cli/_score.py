@@ -172,7 +172,7 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (it is only drawn when stderr is a terminal)",
+        help="no progress (a bar when stderr is a terminal, else a line about every 10 s)",
     )
 
 
@@ -446,11 +446,17 @@ class Outcome:
     unapplied: list[str] = field(default_factory=list)  # what the config asks for that this run did not apply
 
 
-def execute(items: list[Item], selection: Selection, progress: bool) -> Outcome:
-    """Score the items that have a sample through the manager; every item ends with a :class:`Score`."""
+def execute(items: list[Item], selection: Selection, progress: bool | str) -> Outcome:
+    """Score the items that have a sample through the manager; every item ends with a :class:`Score`.
+
+    ``progress``: True (a bar, on a terminal), ``"log"`` (a line about every 10 s, without one), or False."""
     todo = [i for i, item in enumerate(items) if item.failure is None]
     t0 = time.perf_counter()
-    bar = _progress_bar(len(todo)) if progress else None
+    bar: Any = None
+    if progress == "log":
+        bar = ProgressLog(len(todo))
+    elif progress:
+        bar = _progress_bar(len(todo))
     lengths = [items[i].length for i in todo]
     try:
         batch = selection.manager.score(
@@ -478,9 +484,51 @@ def _progress_bar(total: int) -> Any:
     return tqdm(total=total, file=sys.stderr, unit="sample", desc="scoring", dynamic_ncols=True)
 
 
-def show_progress(args: argparse.Namespace) -> bool:
-    """A progress bar only on a terminal: a log file or a pipe gets no carriage-return noise."""
-    return not args.no_progress and sys.stderr.isatty()
+PROGRESS_INTERVAL_ENV = "REWARDLOOP_PROGRESS_INTERVAL_S"
+
+
+class ProgressLog:
+    """Without a terminal (CI, nohup, a log file): one progress line on stderr about every 10 s
+    (``REWARDLOOP_PROGRESS_INTERVAL_S``), from a timer thread, so a stalled run still says where it is."""
+
+    def __init__(self, total: int, interval_s: float | None = None) -> None:
+        import os
+        import threading
+
+        self.total, self.done = total, 0
+        self.interval_s = interval_s or float(os.environ.get(PROGRESS_INTERVAL_ENV) or 10.0)
+        self.t0 = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="rewardloop-progress", daemon=True)
+        self._thread.start()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            elapsed = time.monotonic() - self.t0
+            rate = self.done / elapsed if elapsed > 0 else 0.0
+            eta = f", about {(self.total - self.done) / rate:.0f} s left" if rate > 0 else ""
+            share = 100 * self.done / self.total if self.total else 100.0
+            print(
+                f"rewardloop: scored {self.done}/{self.total} ({share:.1f}%) in {elapsed:.0f} s, "
+                f"{rate:.1f} rows/s{eta}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def show_progress(args: argparse.Namespace) -> bool | str:
+    """A progress bar on a terminal; without one (a log file or a pipe: no carriage-return noise) a line
+    about every 10 s; nothing with ``--no-progress``."""
+    if args.no_progress:
+        return False
+    return True if sys.stderr.isatty() else "log"
 
 
 def scored_row(
