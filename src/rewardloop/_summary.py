@@ -131,6 +131,13 @@ def clip_message(message: str, limit: int = MESSAGE_CHARS) -> str:
     return f"{head[:room]} ... {tail}".rstrip()
 
 
+def short_error(message: Any, limit: int = 160) -> str:
+    """A failure message for a per-batch log line: about an unknown data source, its first sentence (the list
+    of known ones stays in the sample's ``info.error``); clipped to ``limit`` characters."""
+    text = str(message or "(no message)").split(". Known data sources:")[0]
+    return clip_message(text, limit)
+
+
 def error_groups(scores: Iterable[Score]) -> list[tuple[str, str, int, int]]:
     """Every failure kind as ``(status, example message, count, distinct messages)``, most frequent first.
 

@@ -662,3 +662,18 @@ def test_reward_model_settings_follow_verls_replica_sizing():
         "kind": "generate",
         "num_servers": 1,
     }
+
+
+def test_a_failing_batch_logs_one_short_line_not_the_data_source_list(tokenizer, caplog):
+    rows = [dict(ROWS[0], data_source="no_such_source"), ROWS[0]]
+    manager = NaiveRewardManager(tokenizer, 0)
+    try:
+        with caplog.at_level(logging.WARNING):
+            out = manager(make_batch(tokenizer, rows), return_dict=True)
+    finally:
+        manager.close()
+    lines = [r.getMessage() for r in caplog.records if "samples failed" in r.getMessage()]
+    assert len(lines) == 1 and "no_such_source" in lines[0]
+    assert "Known data sources" not in lines[0] and len(lines[0]) < 300
+    # the sample itself keeps the whole message, the known sources included
+    assert "Known data sources" in out["reward_extra_info"]["error"][0]

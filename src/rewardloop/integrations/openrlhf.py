@@ -50,6 +50,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from .._summary import short_error
 from ..errors import ConfigError, ScoringError
 from ..scorers._base import Scorer, as_scorer
 from ..types import Sample, Score, Status
@@ -216,7 +217,7 @@ class OpenRLHFRewardFunc:
                 len(failed),
                 len(scores),
                 first.status.value,
-                first.info.get("error"),
+                short_error(first.info.get("error")),
                 self.on_error,
             )
         fill = float(self.on_error)  # type: ignore[arg-type]

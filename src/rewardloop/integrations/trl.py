@@ -53,6 +53,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from .._summary import short_error
 from ..errors import ConfigError, ScoringError, UnknownTaskError
 from ..execution._config import RunnerConfig
 from ..scorers._base import Scorer, as_scorer
@@ -283,7 +284,7 @@ class RewardFunc:
                 len(failed),
                 len(scored),
                 ", ".join(sorted({s.status.value for s in failed})),
-                failed[0].info.get("error"),
+                short_error(failed[0].info.get("error")),
             )
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and scored:

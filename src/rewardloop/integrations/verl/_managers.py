@@ -30,6 +30,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from ... import _summary
 from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
 from ...managers._composite import with_group_size
@@ -315,7 +316,7 @@ class _Core:
                 len(batch),
                 failed,
                 self.on_error,
-                first.info.get("error"),
+                _summary.short_error(first.info.get("error")),
             )
 
     def _examine(self, rows: ReadBatch, rewards: Sequence[float]) -> None:
