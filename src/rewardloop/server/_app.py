@@ -77,12 +77,6 @@ class SampleIn(BaseModel):
     def _verl_names(cls, data: Any) -> Any:
         if not isinstance(data, Mapping):
             return data
-        unknown = sorted(str(k) for k in data if k not in _SAMPLE_FIELDS and k not in _VERL_ALIASES)
-        if unknown:
-            raise ValueError(
-                f"unknown field(s) {', '.join(map(repr, unknown))}; accepted: {', '.join(_SAMPLE_FIELDS)}, "
-                f"and verl's {', '.join(_VERL_ALIASES)}"
-            )
         out = {k: v for k, v in data.items() if k not in _VERL_ALIASES}
         for alias, name in _VERL_ALIASES.items():
             if alias not in data:
@@ -393,7 +387,10 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
     for err in exc.errors():
         loc = list(err.get("loc", ()))
         field = "body" if err.get("type") == "json_invalid" else field_path(loc)
-        detail.append({"field": field, "loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")})
+        msg = err.get("msg", "")
+        if err.get("type") == "extra_forbidden" and "samples" in loc:  # name what a sample may hold
+            msg += f"; accepted: {', '.join(_SAMPLE_FIELDS)}, and verl's {', '.join(_VERL_ALIASES)}"
+        detail.append({"field": field, "loc": loc, "msg": msg, "type": err.get("type", "")})
     return JSONResponse({"error": "invalid_request", "detail": detail}, status_code=422)
 
 
