@@ -677,3 +677,31 @@ def test_a_failing_batch_logs_one_short_line_not_the_data_source_list(tokenizer,
     assert "Known data sources" not in lines[0] and len(lines[0]) < 300
     # the sample itself keeps the whole message, the known sources included
     assert "Known data sources" in out["reward_extra_info"]["error"][0]
+
+
+def test_the_classic_loader_applies_components_routes_and_monitors(tokenizer):
+    # verl 0.4/0.5's load_reward_manager(config, tokenizer, num_examine): the same builder, nothing dropped
+    cfg = {
+        "reward_manager": {"name": "naive"},
+        "components": [
+            {"scorer": "gsm8k", "name": "acc"},
+            {"scorer": "tag_count", "name": "tags", "weight": 0.5},
+        ],
+        "monitors": {"enable": True},
+    }
+    manager = load_reward_manager(cfg, tokenizer, 0)
+    try:
+        assert isinstance(manager, NaiveRewardManager)
+        out = manager(make_batch(tokenizer, ROWS[:2]), return_dict=True)
+    finally:
+        manager.close()
+    info = out["reward_extra_info"]
+    assert list(info["acc"]) == [1.0, 0.0] and "tags" in info and "monitor/any" in info
+    routed = load_reward_manager(
+        {"reward_manager": {"name": "naive"}, "routes": {"mine": "math_dapo"}}, tokenizer, 0
+    )
+    try:
+        rows = [dict(ROWS[0], data_source="mine", response="Answer: 42")]
+        assert routed(make_batch(tokenizer, rows)).sum().item() == 1.0
+    finally:
+        routed.close()

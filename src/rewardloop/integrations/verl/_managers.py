@@ -516,13 +516,23 @@ class _Classic(AbstractRewardManager):
         runner_config: Mapping[str, Any] | None = None,
         compute_score_timeout: float | None = None,
         extra_info_keys: Mapping[str, str] | None = None,
+        reward_config: Any = None,
         **kwargs: Any,
     ) -> None:
         settings = dict(runner_config or {})
         if compute_score_timeout:
             settings.setdefault("timeout_s", float(compute_score_timeout))
         scorer, shapers = self._compose(compute_score, kwargs)
-        manager = RewardManager(scorer, runner=runner, runner_config=settings, shapers=shapers)
+        if reward_config is None:
+            manager = RewardManager(scorer, runner=runner, runner_config=settings, shapers=shapers)
+        else:  # verl's classic loader with a reward config: the one builder (components, routes, monitors)
+            from ...execution._runner import Runner
+
+            owns = runner is None
+            runner = Runner(settings) if owns else runner
+            manager = RewardManager.from_config(reward_config, scorer=scorer, runner=runner, shaping=False)
+            manager.shapers = tuple(shapers)  # this manager's own (DAPO's overlong penalty from its kwargs)
+            manager._owns_runner = owns
         self.core = _Core(
             manager,
             tokenizer,
