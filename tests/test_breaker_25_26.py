@@ -534,3 +534,188 @@ def test_grpo_file_round_trips_and_bad_rescore_key_exits_2(tmp_path: Path) -> No
     assert "unchanged        12" in re.stdout
     bad = _cli("rescore", str(out), "--response-key", "nope", "--no-progress")
     assert bad.returncode == 2 and "nope" in bad.stderr
+
+
+# --- custom function + runner.on_error, overlong shaping, verl managers -----------------------------------
+
+CUSTOM_FN = """
+def my_score(data_source, solution_str, ground_truth, extra_info=None, **kw):
+    if "boom" in solution_str:
+        raise ValueError("boom")
+    return float(solution_str.strip().endswith(ground_truth))
+"""
+CUSTOM_ROWS = [
+    {"data_source": "x", "reward_model": {"ground_truth": "18"}, "response": "#### 18"},
+    {"data_source": "x", "reward_model": {"ground_truth": "18"}, "response": "boom"},
+]
+
+
+def _custom_cfg(tmp_path: Path) -> Path:
+    fn = tmp_path / "cf.py"
+    fn.write_text(CUSTOM_FN)
+    cfg = tmp_path / "cf.yaml"
+    cfg.write_text(
+        f"reward:\n  custom_reward_function: {{path: {fn}, name: my_score}}\n  runner: {{on_error: -2.0}}\n"
+    )
+    return cfg
+
+
+def _cli_with(cfg: Path, tmp_path: Path, rows: list[dict[str, Any]], *extra: str) -> list[dict[str, Any]]:
+    inp = _write_rows(tmp_path / "rows_x.jsonl", rows)
+    out = tmp_path / "out_x.jsonl"
+    proc = _cli(
+        "score",
+        str(inp),
+        "-o",
+        str(out),
+        "--config",
+        str(cfg),
+        "--no-progress",
+        "--max-failure-rate",
+        "1",
+        *extra,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_cli_custom_function_failure_follows_on_error(tmp_path: Path) -> None:
+    cli = _cli_with(_custom_cfg(tmp_path), tmp_path, CUSTOM_ROWS)
+    assert [(r["score"], r["status"]) for r in cli] == [(1.0, "ok"), (-2.0, "scorer_error")]
+
+
+@_brk(
+    "OpenRLHF adapter ignores the config's runner.on_error (-2.0): a failing custom function gives 0.0 there"
+)
+def test_openrlhf_failed_row_follows_the_configs_on_error(tmp_path: Path) -> None:
+    from rewardloop.integrations.openrlhf import make_reward_func
+
+    fn = make_reward_func(config=str(_custom_cfg(tmp_path)), return_tensors=False)
+    out = fn(
+        queries=["q" + r["response"] for r in CUSTOM_ROWS],
+        prompts=["q"] * 2,
+        labels=[json.dumps({"data_source": "x", "ground_truth": "18"})] * 2,
+    )
+    assert list(out["rewards"]) == [1.0, -2.0]
+
+
+@_brk("TRL adapter ignores the config's runner.on_error (-2.0) for a failing custom function (None)")
+def test_trl_custom_function_failure_follows_the_configs_on_error(tmp_path: Path) -> None:
+    from rewardloop.integrations.trl import reward_func
+
+    fn = reward_func(config=str(_custom_cfg(tmp_path)), name="x")
+    got = fn(
+        prompts=["q"] * 2,
+        completions=[r["response"] for r in CUSTOM_ROWS],
+        data_source=["x", "x"],
+        reward_model=[r["reward_model"] for r in CUSTOM_ROWS],
+    )
+    assert list(got) == [1.0, -2.0]
+
+
+OVERLONG = """\
+reward:
+  reward_kwargs:
+    max_resp_len: 20
+    overlong_buffer_cfg: {enable: true, len: 10, penalty_factor: 1.0}
+"""
+LONG_ROWS = [
+    {"data_source": "openai/gsm8k", "reward_model": {"ground_truth": "18"}, "response": "#### 18", "len": 25},
+    {"data_source": "openai/gsm8k", "reward_model": {"ground_truth": "18"}, "response": "#### 18", "len": 5},
+]
+
+
+def test_overlong_cli_names_what_it_cannot_apply_and_applies_with_lengths(tmp_path: Path) -> None:
+    cfg = tmp_path / "ol.yaml"
+    cfg.write_text(OVERLONG)
+    inp = _write_rows(tmp_path / "rows.jsonl", LONG_ROWS)
+    proc = _cli("score", str(inp), "--config", str(cfg), "--no-progress")
+    assert proc.returncode == 0 and "not applied" in proc.stderr and "overlong" in proc.stderr
+    scored = _cli_with(cfg, tmp_path, LONG_ROWS, "--length-key", "len")
+    # DAPO: expected length 20 - 10 = 10; 25 is 15 over a buffer of 10 -> penalty -1.5
+    assert [r["score"] for r in scored] == [pytest.approx(-0.5), 1.0]
+
+
+def test_overlong_openrlhf_refuses(tmp_path: Path) -> None:
+    from rewardloop.errors import ConfigError
+    from rewardloop.integrations.openrlhf import make_reward_func
+
+    cfg = tmp_path / "ol.yaml"
+    cfg.write_text(OVERLONG)
+    with pytest.raises(ConfigError, match="overlong"):
+        fn = make_reward_func(config=str(cfg), return_tensors=False)
+        fn(
+            queries=["q#### 18"],
+            prompts=["q"],
+            labels=[json.dumps({"data_source": "openai/gsm8k", "ground_truth": "18"})],
+        )
+
+
+def _trl_overlong(tmp_path: Path, with_ids: bool) -> list[Any]:
+    from rewardloop.integrations.trl import reward_func
+
+    cfg = tmp_path / "ol.yaml"
+    cfg.write_text(OVERLONG)
+    fn = reward_func(config=str(cfg), name="x")
+    kwargs: dict[str, Any] = {
+        "prompts": ["q"] * 2,
+        "completions": [r["response"] for r in LONG_ROWS],
+        "data_source": [r["data_source"] for r in LONG_ROWS],
+        "reward_model": [r["reward_model"] for r in LONG_ROWS],
+    }
+    if with_ids:
+        kwargs["completion_ids"] = [[1] * r["len"] for r in LONG_ROWS]
+    return list(fn(**kwargs))
+
+
+def test_overlong_trl_with_completion_ids_matches_cli(tmp_path: Path) -> None:
+    assert _trl_overlong(tmp_path, True) == [pytest.approx(-0.5), 1.0]
+
+
+@_brk("TRL adapter without completion_ids silently skips overlong shaping: no error, no warning, full reward")
+def test_overlong_trl_without_lengths_is_refused_or_named(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+    import warnings
+
+    with caplog.at_level(logging.DEBUG), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            _trl_overlong(tmp_path, False)
+        except Exception as exc:  # a refusal is fine if it names the cause
+            assert "overlong" in str(exc) or "length" in str(exc)
+            return
+    named = [r.getMessage() for r in caplog.records] + [str(w.message) for w in caught]
+    assert any("overlong" in m or "length" in m for m in named), named
+
+
+def test_verl_managers_agree_with_cli(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    import yaml
+
+    from rewardloop.integrations.verl import RewardLoopManager, load_reward_manager
+    from rewardloop.testing import make_verl_batch, toy_tokenizer
+
+    cli = _score_cli(tmp_path, STRING_ROWS)
+    tok = toy_tokenizer()
+    rows = [
+        {
+            "response": r["response"],
+            "data_source": r["data_source"],
+            "ground_truth": r["reward_model"]["ground_truth"],
+        }
+        for r in STRING_ROWS
+    ]
+    batch = make_verl_batch(tok, rows, response_len=1024)  # long enough that nothing is cut
+    cfg = yaml.safe_load(CONFIG)
+    with RewardLoopManager(cfg, tokenizer=tok) as loop:
+        scored = loop.compute_rm_score(batch)
+    naive = load_reward_manager(cfg, tok)
+    out = naive(batch, return_dict=True)
+    want = [r["score"] for r in cli]
+    assert scored.batch["rm_scores"].sum(-1).tolist() == want
+    assert out["reward_tensor"].sum(-1).tolist() == want
+    any_flag = [bool(_flags(r["metrics"]).get("monitor/any")) for r in cli]
+    assert [bool(v) for v in scored.non_tensor_batch["monitor/any"]] == any_flag
+    assert [bool(v) for v in out["reward_extra_info"]["monitor/any"]] == any_flag
