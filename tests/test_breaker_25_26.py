@@ -431,16 +431,18 @@ def test_trl_agrees_with_cli_on_ok_rows(tmp_path: Path) -> None:
 
 @_brk("TRL adapter ignores the config's runner.on_error (-1.0): a failed row is None there, -1.0 in the CLI")
 def test_trl_failed_row_reward_follows_the_configs_on_error(tmp_path: Path) -> None:
-    cli = _score_cli(tmp_path, [INT_ROW])
-    assert cli[0]["status"] == "invalid_input" and cli[0]["score"] == -1.0
-    assert _trl([INT_ROW], tmp_path) == [cli[0]["score"]]
+    rows = [STRING_ROWS[0], INT_ROW]  # one ok row: a file where every row fails exits 1
+    cli = _score_cli(tmp_path, rows)
+    assert cli[1]["status"] == "invalid_input" and cli[1]["score"] == -1.0
+    assert _trl(rows, tmp_path) == [r["score"] for r in cli]
 
 
 @_brk("TRL adapter scores an empty response list 0.0 (a silent reward); the CLI says invalid_input")
 def test_trl_empty_list_is_a_failure_not_zero(tmp_path: Path) -> None:
-    cli = _score_cli(tmp_path, [EMPTY_LIST_ROW])
-    assert cli[0]["status"] == "invalid_input"
-    assert _trl([EMPTY_LIST_ROW], tmp_path) == [cli[0]["score"]]
+    rows = [STRING_ROWS[0], EMPTY_LIST_ROW]
+    cli = _score_cli(tmp_path, rows)
+    assert cli[1]["status"] == "invalid_input" and cli[1]["score"] == -1.0
+    assert _trl(rows, tmp_path) == [r["score"] for r in cli]
 
 
 def test_openrlhf_agrees_with_cli(tmp_path: Path) -> None:
@@ -719,3 +721,56 @@ def test_verl_managers_agree_with_cli(tmp_path: Path) -> None:
     any_flag = [bool(_flags(r["metrics"]).get("monitor/any")) for r in cli]
     assert [bool(v) for v in scored.non_tensor_batch["monitor/any"]] == any_flag
     assert [bool(v) for v in out["reward_extra_info"]["monitor/any"]] == any_flag
+
+
+# --- explain on a GRPO input file ------------------------------------------------------------------------
+
+
+def _grpo_input(tmp_path: Path) -> Path:
+    rows = [
+        {
+            "data_source": "openai/gsm8k",
+            "reward_model": {"ground_truth": "18"},
+            "extra_info": {},
+            "responses": ["#### 18", "#### 17"],
+        },
+        {
+            "data_source": "openai/gsm8k",
+            "reward_model": {"ground_truth": "18"},
+            "extra_info": {},
+            "responses": [
+                [{"role": "assistant", "content": "#### 18"}],
+                [{"role": "assistant", "content": "#### 1"}],
+            ],
+        },
+    ]
+    path = tmp_path / "grpo.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_explain_picks_one_response_of_a_grpo_row(tmp_path: Path) -> None:
+    path = _grpo_input(tmp_path)
+    ok = _cli(
+        "explain", "--file", str(path), "--index", "0", "--response-index", "1", "--response-key", "responses"
+    )
+    assert ok.returncode == 0 and "'17'" in ok.stdout, ok.stdout + ok.stderr
+    oob = _cli(
+        "explain", "--file", str(path), "--index", "0", "--response-index", "9", "--response-key", "responses"
+    )
+    assert oob.returncode == 2 and "out of range" in oob.stderr
+
+
+@_brk(
+    "explain --response-index on a list of n chats says 'this row holds one' (score reads it as n responses)"
+)
+def test_explain_picks_one_chat_of_a_grpo_row(tmp_path: Path) -> None:
+    path = _grpo_input(tmp_path)
+    scored = tmp_path / "out.jsonl"
+    sc = _cli("score", str(path), "--response-key", "responses", "-o", str(scored), "--no-progress")
+    assert sc.returncode == 0, sc.stderr
+    assert [json.loads(x)["score"] for x in scored.read_text().splitlines()] == [1.0, 0.0, 1.0, 0.0]
+    one = _cli(
+        "explain", "--file", str(path), "--index", "1", "--response-index", "1", "--response-key", "responses"
+    )
+    assert one.returncode == 0 and "'1'" in one.stdout, one.stdout + one.stderr
