@@ -774,3 +774,35 @@ def test_explain_picks_one_chat_of_a_grpo_row(tmp_path: Path) -> None:
         "explain", "--file", str(path), "--index", "1", "--response-index", "1", "--response-key", "responses"
     )
     assert one.returncode == 0 and "'1'" in one.stdout, one.stdout + one.stderr
+
+
+def test_config_prefix_route_with_options_equals_route_prefix_flag(tmp_path: Path) -> None:
+    rows = [
+        {
+            "data_source": "searchR1_hotpotqa",
+            "reward_model": {"ground_truth": GT_NQ},
+            "response": A("it is in Paris"),
+        },
+        {"data_source": "searchR1_nq", "reward_model": {"ground_truth": GT_NQ}, "response": A("in Paris")},
+        {"data_source": "searchR1_nq", "reward_model": {"ground_truth": 5}, "response": A("5")},
+    ]
+    cfg = tmp_path / "pre.yaml"
+    cfg.write_text('reward:\n  routes:\n    "searchR1_*": {scorer: qa_equiv, options: {max_tokens: 3}}\n')
+    by_cfg = _cli_with(cfg, tmp_path, rows)
+    inp = _write_rows(tmp_path / "rows_f.jsonl", rows)
+    out = tmp_path / "out_f.jsonl"
+    proc = _cli(
+        "score",
+        str(inp),
+        "-o",
+        str(out),
+        "--route-prefix",
+        "searchR1_=qa_equiv:max_tokens=3",
+        "--no-progress",
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    by_flag = [json.loads(line) for line in out.read_text().splitlines()]
+    want = [(0.0, "ok"), (1.0, "ok"), (None, "invalid_input")]  # too_long with max_tokens=3; int gold named
+    assert [(r["score"], r["status"]) for r in by_cfg] == want
+    assert [(r["score"], r["status"]) for r in by_flag] == want
+    assert "ground_truth 5 has type int" in by_cfg[2]["error"]
