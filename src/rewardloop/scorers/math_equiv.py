@@ -483,7 +483,8 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         if {g.kind, p.kind} == {"number", "expr"} and (g.text in _INFINITIES or p.text in _INFINITIES):
             return False  # an interval's infinite end is no number
         x, y = float_value(_sym_text(g)), float_value(_sym_text(p))
-        if x is not None and y is not None and abs(x - y) > 1e-6 * max(1.0, abs(x), abs(y)):
+        tol = max(1e-6, 2 * _gold_tolerance(g))
+        if x is not None and y is not None and abs(x - y) > tol * max(1.0, abs(x), abs(y)):
             return False  # two clearly different constants: the symbolic stage (1e-9 at 30 digits) agrees
         raise _NeedSymbolic
     from ._equiv_sym import to_sympy
@@ -491,7 +492,20 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     a, b = to_sympy(_sym_text(g)), to_sympy(_sym_text(p))
     if a is None or b is None:
         return False  # unparseable and textually different: never equal through a shared number
-    return bool(leaf(a, b, 1e-9))  # values of expressions are compared strictly: 3.1416 is not pi
+    # values of expressions are compared exactly (3.1416 is not pi, e^{-100} is not 0); only a rounded
+    # decimal gold is met at the precision it states (1.41 is answered by \sqrt{2})
+    return bool(leaf(a, b, _gold_tolerance(g)))
+
+
+def _gold_tolerance(g: Node) -> float:
+    """Half a unit of the last place of a rounded decimal gold (two or more significant digits), relative
+    to it; 0.0 for anything else (integers, fractions, expressions: exact)."""
+    if g.kind != "number" or g.value is None or g.value == 0:
+        return 0.0
+    unit = _unit(g.text)
+    if unit is None or _significant(g.text) < 2:
+        return 0.0
+    return float(unit / 2 / abs(Fraction(g.value)))
 
 
 def _sym_text(node: Node) -> str:
