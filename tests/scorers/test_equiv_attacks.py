@@ -151,12 +151,18 @@ TRAILING_TEXT_MISSES = [
     ("5", "\\boxed{5 \\mbox{ maybe}}"),
     ("5", "\\boxed{5 \\text{ minus one}}"),
     ("5", "\\boxed{5 \\textrm{ not}}"),
+    ("5", "\\boxed{5\\text{ nah}}"),
+    ("5", "\\boxed{5\\text{ bogus}}"),
+    ("5", "\\boxed{5\\text{ lies}}"),
+    ("5", "\\boxed{5\\text{ thousand}}"),
 ]
 TRAILING_TEXT_EQUAL = [
     ("5", "\\boxed{5\\text{ cm}}"),
     ("5", "\\boxed{5 \\text{ apples}}"),
     ("12", "\\boxed{12 \\text{ square units}}"),
     ("7", "\\boxed{7\\text{ days}}"),
+    ("20", "\\boxed{20 \\text{ kPa}}"),
+    ("3", "\\boxed{3\\text{ m/s}}"),
 ]
 
 

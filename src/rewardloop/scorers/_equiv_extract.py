@@ -339,7 +339,14 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     if last is None:
         return None
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
-    answer = _cut_sentence(rest.lstrip("*_ \t\r\n"))[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+    body = rest.lstrip("*_ \t\r\n")
+    answer = _cut_sentence(body)[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+    if _LONE_LETTER.match(
+        answer
+    ):  # "A. B. C. D.": a letter's period does not end the answer when more follow
+        line = body.split("\n", 1)[0][:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+        if _MORE_OPTIONS.match(line[len(answer) :]):
+            answer = line
     if len(_WORDS.findall(answer.replace("$", " "))) >= 3:
         m = _PROSE_VALUE.match(answer)
         if m and _MATHY.search(m.group(1)):
@@ -349,6 +356,10 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
     if " " in answer or "," in answer:
         answer = _LEAD_ADVERB.sub("", _REASON.sub("", answer)).strip() or answer
     return (answer, (last.start(), last.end() + len(rest))) if answer else None
+
+
+_LONE_LETTER = re.compile(r"^\(?[A-J]\)?$")
+_MORE_OPTIONS = re.compile(r"^[.)]?\s*(?:\(\s*[A-J]\s*\)|[A-J](?:[.)]|\s|$))")
 
 
 # a reason given after the value: "5, which is prime", "$5$, since $3^2+4^2=5^2$", "5 because ..."

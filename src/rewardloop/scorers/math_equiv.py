@@ -62,11 +62,20 @@ from ._base import Scorer
 from ._equiv_extract import (
     FINAL_ANSWER_RULES,
     MAX_BOXED_VALUES,
+    _prompt_text,
     extract_answers,
     prompt_templates,
     select_final,
 )
-from ._equiv_norm import Node, float_value, normalize, parse_structure, solve_inequality, split_top
+from ._equiv_norm import (
+    Node,
+    exact_number,
+    float_value,
+    normalize,
+    parse_structure,
+    solve_inequality,
+    split_top,
+)
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
 
@@ -159,11 +168,12 @@ def judge(
     if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)):
         answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
     pred_norm = [normalize(a) for a in answers]
+    asked = _asks_percent(prompt)
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock)
+        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
@@ -195,12 +205,16 @@ def _one_answer(
     rel_tol: float,
     symbolic: bool,
     clock: _Clock,
+    asked: bool | None = None,
 ) -> tuple[bool | None, str]:
     if _exact(raw, golds):
         return True, "exact"
-    if any(norm == g for g in gold_norm if g):
-        return True, "normalized"
-    pairs = _node_pairs(raw, norm, golds, gold_norm)
+    p_pct = "%" in raw or "ercent" in raw or "pct" in raw
+    p_pct = p_pct and bool(_PERCENT_SIGN.search(raw))
+    for graw, g in zip(golds, gold_norm, strict=True):
+        if g and norm == g and (not p_pct or _percent_as_written(graw, g, asked)):
+            return True, "normalized"
+    pairs = _node_pairs(raw, norm, golds, gold_norm, p_pct, asked)
     undecided = False
     for gnode, pnode in pairs:
         try:
@@ -227,28 +241,60 @@ def _one_answer(
     return False, "symbolic"
 
 
-_PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b")
+_PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b|\bpct\b")
 
 
 def _node_pairs(
-    raw: str, norm: str, golds: Sequence[str], gold_norm: Sequence[str]
+    raw: str,
+    norm: str,
+    golds: Sequence[str],
+    gold_norm: Sequence[str],
+    p_pct: bool = False,
+    asked: bool | None = None,
 ) -> list[tuple[Node, Node]]:
     """(gold, response) trees to compare: as written, and with a ``%`` read as hundredths.
 
-    ``62.5\\%`` equals ``\\frac{5}{8}`` and ``0.625`` as well as ``62.5``; a number without a percent sign is
-    never multiplied by 100 (``0.5`` is not ``50``).
+    ``62.5\\%`` equals ``\\frac{5}{8}`` and ``0.625``; it equals ``62.5`` only when the gold is a percentage
+    (see :func:`_percent_as_written`). A number without a percent sign is never multiplied by 100 (``0.5`` is
+    not ``50``).
     """
     pairs = []
-    p_pct = bool(_PERCENT_SIGN.search(raw))
     for graw, g in zip(golds, gold_norm, strict=True):
         choice = _is_choice(g)
         gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
-        pairs.append((gnode, pnode))
+        if not p_pct or _percent_as_written(graw, g, asked):
+            pairs.append((gnode, pnode))
         if p_pct and pnode.kind == "number":
             pairs.append((gnode, _hundredths(pnode)))
         if gnode.kind == "number" and _PERCENT_SIGN.search(graw):
             pairs.append((_hundredths(gnode), pnode))
     return pairs
+
+
+_ASKS_PERCENT = re.compile(r"%|percent|per\s+cent|pct\b", re.IGNORECASE)
+
+
+def _asks_percent(prompt: object) -> bool | None:
+    """Whether the question asks for a percentage; None when there is no question to read."""
+    if prompt is None:
+        return None
+    text = _prompt_text(prompt)
+    return bool(_ASKS_PERCENT.search(text)) if text else None
+
+
+def _percent_as_written(graw: str, gnorm: str, asked: bool | None) -> bool:
+    """Whether a response's ``p%`` may answer a gold ``p`` (the percent sign as a unit, not as hundredths).
+
+    When the gold has a percent sign itself, or the question asks for a percentage. Without a question to
+    read, only for a gold outside [-1, 1]: a ``0.5%`` answer to a gold ``0.5`` is 0.005 (a policy could
+    otherwise add a percent sign to any probability and be read both ways).
+    """
+    if _PERCENT_SIGN.search(graw):
+        return True
+    if asked is not None:
+        return asked
+    value = exact_number(gnorm)
+    return value is not None and abs(value) > 1
 
 
 def _hundredths(node: Node) -> Node:
