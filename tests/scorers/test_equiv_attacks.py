@@ -167,9 +167,28 @@ TRAILING_TEXT_EQUAL = [
 
 
 # an answer the response retracts, negates, hides or contradicts outside the box is no answer
-RETRACTION_MISSES = [
+# two answers in a row: under "final" and "wrong" a hedge; "last" takes the last by definition
+SEQUENCE_MISSES = [
     ("5", "Answer: 7\n\nAnswer: 5"),
     ("5", "The answer is 7.\nThe answer is 5."),
+    ("5", "The final answer is 7. \\boxed{5}"),
+    ("5", "The answer is $7$. $\\boxed{5}$"),
+    ("5", "Final answer: 7\n\\boxed{5}"),
+    ("5", "\\boxed{5}\nFinal answer: 7"),
+]
+
+
+@pytest.mark.parametrize("rule", ("final", "wrong"))
+def test_two_answers_in_a_row_are_a_hedge(rule):
+    _check([(g, r, 0.0) for g, r in SEQUENCE_MISSES], rule)
+
+
+def test_the_last_rule_takes_the_last_of_two_answers():
+    last = {"Final answer: 7\n\\boxed{5}": 1.0, "\\boxed{5}\nFinal answer: 7": 0.0}
+    _check([(g, r, last.get(r, 1.0)) for g, r in SEQUENCE_MISSES], "last")
+
+
+RETRACTION_MISSES = [
     ("5", "\\boxed{5} <think> Actually no: \\boxed{7}"),
     ("7", "\\boxed{5} <think> Actually no: \\boxed{7}"),
     ("5", "\\boxed{5}\n<think>\nWait, that is wrong."),
@@ -184,8 +203,6 @@ RETRACTION_MISSES = [
     ("5", "\\begin{comment}\\boxed{5}\\end{comment}"),
     ("5", "\\boxed{7} % \\boxed{5}"),
     ("5", "$\\textcolor{white}{\\boxed{5}}$ \\boxed{7}"),
-    ("5", "The final answer is 7. \\boxed{5}"),
-    ("5", "The answer is $7$. $\\boxed{5}$"),
     ("7", "The final answer is 7. \\boxed{5}"),
     ("5", "Answer: 5 (wrong)"),
     ("5", "Answer: 5 (incorrect)"),

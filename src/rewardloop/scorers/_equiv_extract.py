@@ -85,6 +85,8 @@ class Extraction(NamedTuple):
     spans: tuple[tuple[int, int], ...] = ()
     text: str = ""  # the searched text (the answer region's last MAX_RESPONSE_CHARS characters)
     thinking: bool = False  # whether a thinking block was set aside (see :func:`answer_region`)
+    negated: tuple[bool, ...] = ()  # per answer: the response denies it ("\\boxed{5} is wrong", "5 (wrong)")
+    reopened: bool = False  # a thinking block opened after the answer: the answer was taken back
 
 
 def extract_answers(response: str) -> Extraction:
@@ -98,7 +100,11 @@ def extract_answers(response: str) -> Extraction:
     # _has_thinking inlined: this runs on every response
     if "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head:
         response, thinking = answer_region(response)
+        if thinking and response == _REOPENED:
+            return Extraction((), "none", (), "", True, reopened=True)
     text = response[-MAX_RESPONSE_CHARS:]
+    if _MAY_HIDE.search(text):
+        text = _hide_invisible(text)
     boxes = _all_boxes(text)
     if boxes:
         last_end = boxes[-1][1][1]
@@ -107,18 +113,122 @@ def extract_answers(response: str) -> Extraction:
         tags = _tags(text, 0) if "<answer>" in text[last_end:] else []
         if tags:
             return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
-        after = _last_phrase(text, last_end)
-        if after is not None and _joins_boxes(after[0]):  # "\\boxed{255} ... Final Answer: ... is $10,455$"
-            boxes.append(after)
-        answers, spans = zip(*boxes, strict=True)
-        return Extraction(answers, "boxed", spans, text, thinking)
+        found = [(a, span, _box_denied(text, span)) for a, span in boxes]
+        # answer phrases that state a value beside the boxes ("The final answer is 7. \\boxed{5}",
+        # "\\boxed{255} ... Final Answer: ... is $10,455$") are answers too; a phrase whose answer is a box is
+        # that box
+        for answer, span, denied in _all_phrases(text):
+            if _joins_boxes(answer) and not _BOX_START.search(answer) and not _inside_box(span, boxes):
+                found.append((answer, span, denied))
+        found.sort(key=lambda f: f[1][0])
+        answers, spans, negated = zip(*found, strict=True)
+        return Extraction(answers, "boxed", spans, text, thinking, negated)
     tags = _tags(text, 0)
     if tags:
         return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
-    phrase = _last_phrase_answer(text)
-    if phrase:
-        return Extraction((phrase,), "phrase", (), text, thinking)
+    phrases = _all_phrases(text)
+    if phrases:
+        # the last phrase, and every earlier one that states a value ("Answer: 7 ... Answer: 5")
+        kept = [f for f in phrases[:-1] if _joins_boxes(f[0])] + [phrases[-1]]
+        answers, spans, negated = zip(*kept, strict=True)
+        return Extraction(answers, "phrase", spans, text, thinking, negated)
     return Extraction((), "none", (), text, thinking)
+
+
+def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]]) -> bool:
+    return any(b0 <= span[0] < b1 for _, (b0, b1) in boxes)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# what a reader never sees, and answers the response itself denies
+
+_MAY_HIDE = re.compile(
+    r"<!--|\\iffalse|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
+)
+_HIDDEN = re.compile(
+    r"<!--.*?(?:-->|\Z)"  # an HTML comment (unclosed: to the end)
+    r"|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|\Z)"  # TeX's conditional that is never true
+    r"|\\begin\{comment\}.*?(?:\\end\{comment\}|\Z)"
+    r"|<(\w+)[^<>]*display\s*:\s*none[^<>]*>.*?(?:</\1\s*>|\Z)"  # an HTML element that is not displayed
+    r"|(?<![\\\d])(?<!\d\s)%[^\n]*",  # a TeX comment to the end of the line (never "50%", "50 %" or "\\%")
+    re.DOTALL | re.IGNORECASE,
+)
+# invisible ink: "\\phantom{\\boxed{5}}" (space of the size of the box, nothing shown), white on white
+_INVISIBLE_GROUP = re.compile(r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\})\s*(?=\{)")
+_COLOR_SWITCH = re.compile(r"\\color\s*\{\s*(?:white|transparent)\s*\}")
+
+
+def _blank(text: str, a: int, b: int) -> str:
+    return text[:a] + " " * (b - a) + text[b:]
+
+
+def _hide_invisible(text: str) -> str:
+    """``text`` with what a reader never sees blanked (same length, so positions hold): HTML comments,
+    ``\\iffalse ... \\fi``, comment environments, TeX ``%`` comments that hold a box, ``display:none``
+    elements, and ``\\phantom`` / white ``\\textcolor`` groups or ``\\color{white}`` runs that hold a box."""
+    for m in reversed(list(_HIDDEN.finditer(text))):
+        if m.group().startswith("%") and not _BOX_START.search(m.group()):
+            continue  # a "%" that hides no box: leave the text alone
+        text = _blank(text, m.start(), m.end())
+    for m in reversed(list(_INVISIBLE_GROUP.finditer(text))):
+        close = _closers_from(text, m.end())
+        if close is not None and _BOX_START.search(text, m.end(), close):
+            text = _blank(text, m.start(), close + 1)
+    for m in reversed(list(_COLOR_SWITCH.finditer(text))):
+        end = _group_end(text, m.end())
+        if _BOX_START.search(text, m.end(), end):
+            text = _blank(text, m.start(), end)
+    return text
+
+
+def _closers_from(text: str, open_idx: int) -> int | None:
+    depth = 0
+    for m in _BRACE_EVENTS.finditer(text, open_idx):
+        if m.group() == "{":
+            depth += 1
+        elif m.group() == "}":
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return None
+
+
+def _group_end(text: str, start: int) -> int:
+    """Where the group a switch such as ``\\color{white}`` acts in ends: its closing brace, the end of the
+    math, or the end of the line."""
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == "{" and text[i - 1] != "\\":
+            depth += 1
+        elif ch == "}" and text[i - 1] != "\\":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif ch in "$\n" and depth == 0:
+            return i
+    return len(text)
+
+
+_DENIAL = (
+    r"wrong|incorrect|false|invalid|mistaken|a\s+mistake|an\s+error|erroneous|rejected|not\s+(?:correct|right|"
+    r"true|valid|the\s+(?:final\s+)?answer|it|really|sure|quite)"
+)
+# right after an answer: "\\boxed{5} (wrong)", "\\boxed{5} is wrong", "$\\boxed{5}$ is not the answer", "\\boxed{5} ✗"
+_DENIED_AFTER = re.compile(
+    rf"[\s$]*(?:\\\]|\\\))?[\s$]*(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)"
+    rf"|(?:is|was|seems|looks|would\s+be)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
+    r"|[\u2717\u2718\u274c\u2716])",
+    re.IGNORECASE,
+)
+# right before it: "The answer is not \\boxed{5}", "isn't $\\boxed{5}$"
+_DENIED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s*(?:\$+|\\\(|\\\[)?\s*$", re.IGNORECASE)
+
+
+def _box_denied(text: str, span: tuple[int, int]) -> bool:
+    return bool(_DENIED_AFTER.match(text, span[1])) or bool(
+        _DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0])
+    )
 
 
 def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
@@ -192,7 +302,13 @@ def answer_region(response: str) -> tuple[str, bool]:
             end = j
     if start == 0 and end == len(response):
         return response, False
+    if end < len(response) and response[start:end].strip():
+        # "\\boxed{5} <think> Actually no: ...": thinking reopened after an answer takes that answer back
+        return _REOPENED, True
     return response[start:end], True
+
+
+_REOPENED = "\x00reopened"  # answer_region's marker for a response that reopened its thinking
 
 
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
@@ -338,6 +454,24 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
             break
     if last is None:
         return None
+    found = _phrase_answer(text, last)
+    return None if found is None else (found[0], found[1])
+
+
+def _all_phrases(text: str) -> list[tuple[str, tuple[int, int], bool]]:
+    """Every answer phrase's answer, its span (the phrase up to the answer's end), and whether the
+    response denies it ("Answer: 5 (wrong)"), in order."""
+    if not _may_have_phrase(text, 0):
+        return []
+    out = []
+    for m in _PHRASES.finditer(text):
+        found = _phrase_answer(text, m)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int], bool] | None:
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
     body = rest.lstrip("*_ \t\r\n")
     answer = _cut_sentence(body)[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
@@ -351,13 +485,22 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
         m = _PROSE_VALUE.match(answer)
         if m and _MATHY.search(m.group(1)):
             answer = m.group(1).strip()
+    if not answer:
+        return None
+    at = rest.find(answer)
+    end = last.end() + (at + len(answer) if at >= 0 else len(rest))
+    denied = bool(_DENIED_AFTER.match(text, end)) or bool(_DENIED_REMARK.search(answer))
     if answer.endswith(")"):
         answer = _REMARK.sub("", answer) or answer  # "5 (the diagonal)"
     if " " in answer or "," in answer:
         answer = _LEAD_ADVERB.sub("", _REASON.sub("", answer)).strip() or answer
-    return (answer, (last.start(), last.end() + len(rest))) if answer else None
+    return (answer, (last.start(), end), denied) if answer else None
 
 
+# a remark in brackets at the end of a phrase's answer that denies it: "5 (wrong)", "5 (not really)"
+_DENIED_REMARK = re.compile(
+    rf"\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)\s*$", re.IGNORECASE
+)
 _LONE_LETTER = re.compile(r"^\(?[A-J]\)?$")
 _MORE_OPTIONS = re.compile(r"^[.)]?\s*(?:\(\s*[A-J]\s*\)|[A-J](?:[.)]|\s|$))")
 
@@ -522,20 +665,24 @@ def select_final(
     kept: list[tuple[str, tuple[int, int] | None]] = []
     ignored: list[str] = ["thinking"] if found.thinking else []
     spans: tuple[tuple[int, int] | None, ...] = found.spans or (None,) * len(found.answers)
-    for answer, span in zip(found.answers, spans, strict=True):
+    negated = found.negated or (False,) * len(found.answers)
+    denied: set[int] = set()
+    for answer, span, neg in zip(found.answers, spans, negated, strict=True):
         if found.method in ("boxed", "tag") and is_placeholder(answer):
             ignored.append("placeholder")
         elif answer in templates:
             ignored.append("template")
         else:
+            if neg:
+                denied.add(len(kept))
             kept.append((answer, span))
     if not kept:
         return Selection((), "", tuple(ignored))
     if rule == "last" or len(kept) == 1:
-        return Selection((kept[-1][0],), "", tuple(ignored))
+        return _deny(Selection((kept[-1][0],), "", tuple(ignored)), len(kept) - 1 in denied)
     distinct = _distinct([a for a, _ in kept], key)
     if rule == "wrong":
-        return Selection(tuple(distinct), "", tuple(ignored))
+        return _deny(Selection(tuple(distinct), "", tuple(ignored)), bool(denied))
     if len(distinct) > max_values:
         return Selection(tuple(distinct), f"{len(distinct)} distinct boxed values (more than {max_values})")
     group = [kept[-1][0]]
@@ -544,7 +691,15 @@ def select_final(
             ignored.extend("intermediate" for _ in range(len(kept) - len(group)))
             break
         group.append(answer)
-    return Selection(tuple(_distinct(group[::-1], key)), "", tuple(ignored))
+    chosen = Selection(tuple(_distinct(group[::-1], key)), "", tuple(ignored))
+    return _deny(chosen, any(len(kept) - 1 - j in denied for j in range(len(group))))
+
+
+def _deny(selection: Selection, denied: bool) -> Selection:
+    """A final answer the response itself denies ("\\boxed{5} is wrong", "Answer: 5 (wrong)") is no answer."""
+    if not denied:
+        return selection
+    return selection._replace(hedge="the response denies its final answer")
 
 
 def _distinct(answers: list[str], key: Callable[[str], str]) -> list[str]:

@@ -101,10 +101,14 @@ class Verdict:
     per_answer: list[bool | None] = field(default_factory=list)
     reason: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    rule: str = (
+        ""  # the rule that decided (finer than the stage: "denied", "hedge", "percent_hundredths" ...)
+    )
 
     def info(self) -> dict[str, Any]:
         return {
             "stage": self.stage,
+            "rule": self.rule or self.stage,
             "extracted": [a[:_INFO_CHARS] for a in self.extracted],
             "method": self.method,
             "gold_normalized": [g[:_INFO_CHARS] for g in self.gold_normalized],
@@ -153,12 +157,17 @@ def judge(
     verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
     if chosen.ignored:
         verdict.reason = "ignored boxes: " + ", ".join(sorted(set(chosen.ignored)))
+    if found.reopened:
+        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "reopened_thinking"
+        verdict.reason = "a thinking block opened after the answer takes it back"
+        return verdict
     if not chosen.answers:
-        verdict.value, verdict.stage = 0.0, "no_answer"
+        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "no_answer"
         verdict.reason = verdict.reason or "no boxed answer or answer phrase"
         return verdict
     if chosen.hedge:
         verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
+        verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
     if len(answers) == 1 and _exact(answers[0], golds):
