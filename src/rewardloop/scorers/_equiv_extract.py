@@ -67,6 +67,11 @@ _PHRASES = re.compile(
     r"(?:\s+is)?\**\s*(?::|is)(?!\s*not\b)\s*)"
     r"|^\s*####\s*"
     r"|^\s*A\s*:\s*"
+    # other languages: 【答案】, 答案：, 答案是/为, 故选, 答え：/は, Ответ:, Réponse :, Antwort:, Respuesta:
+    r"|(?:\u3010\s*\u7b54\s*\u6848\s*\u3011|\u7b54\u6848\s*(?:\u662f|\u4e3a|\u70ba|\uff1a|:)"
+    r"|\u6545\u9009|\u6240\u4ee5\u9009|\u7b54\u3048\s*(?:\u306f|\uff1a|:)"
+    r"|(?i:\u043e\u0442\u0432\u0435\u0442|r\u00e9ponse|reponse|antwort|respuesta|resposta|risposta)\s*(?:\:|\uff1a))"
+    r"[\s\uff1a:]*"
     # "Answer $9$", "Answer \\[ 9 \\]", "**Final Answer**\n\\[\n9\n\\]"; or a heading line ("### Final Answer")
     # with the answer on the next line
     r"|^[ \t]*(?:\#{1,6}[ \t]*)?\**[ \t]*(?i:(?:final\s+)?answer)[ \t]*\**"
@@ -98,7 +103,14 @@ def extract_answers(response: str) -> Extraction:
         return Extraction((), "none")
     head, thinking = response[:_HEAD], False
     # _has_thinking inlined: this runs on every response
-    if "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head:
+    if (
+        "</think>" in response
+        or "<think>" in head
+        or "[THINK]" in head
+        or "_of_thought|>" in head
+        or "think\u25b7" in response
+        or "<|channel|>" in response
+    ):
         response, thinking = answer_region(response)
         if thinking and response == _REOPENED:
             return Extraction((), "none", (), "", True, reopened=True)
@@ -211,7 +223,9 @@ def _group_end(text: str, start: int) -> int:
 
 
 _DENIAL = (
-    r"wrong|incorrect|false|invalid|mistaken|a\s+mistake|an\s+error|erroneous|rejected|not\s+(?:correct|right|"
+    r"wrong|incorrect|false|invalid|mistaken|a\s+mistake|an\s+error|erroneous|rejected|faux|fausse|falsch|"
+    r"incorrecto|incorrecta|errado|sbagliato|\u043d\u0435\u0432\u0435\u0440\u043d\u043e|\u043e\u0448\u0438\u0431\u043a\u0430|"
+    r"\u9519\u8bef|\u9519|\u4e0d\u5bf9|\u8aa4\u308a|\u9593\u9055\u3044|not\s+(?:correct|right|"
     r"true|valid|the\s+(?:final\s+)?answer|it|really|sure|quite)"
 )
 # right after an answer: "\\boxed{5} (wrong)", "\\boxed{5} is wrong", "$\\boxed{5}$ is not the answer", "\\boxed{5} ✗"
@@ -270,11 +284,36 @@ def _tag_answer(content: str) -> str:
 # Magistral open theirs at the start of the response
 _THINK = ("<think>", "</think>")
 _LEADING_THINK = (("<|begin_of_thought|>", "<|end_of_thought|>"), ("[THINK]", "[/THINK]"))
+# Kimi's thinking markers; its template may open the block, so the closer is looked for anywhere
+_KIMI = ("\u25c1think\u25b7", "\u25c1/think\u25b7")
+# gpt-oss (harmony format): the answer is the last message of the "final" channel; "analysis" is thinking
+_HARMONY_FINAL = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>")
+_HARMONY_END = re.compile(r"<\|(?:return|end|call)\|>")
 _HEAD = 64  # where a response opens its thinking
 
 
 def _has_thinking(response: str, head: str) -> bool:
-    return "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head
+    return (
+        "</think>" in response
+        or "<think>" in head
+        or "[THINK]" in head
+        or "_of_thought|>" in head
+        or "think\u25b7" in response
+    )
+
+
+def _harmony_final(response: str) -> str | None:
+    """The last ``final``-channel message of a harmony-format response ("" when it has channels but no final
+    message: it ended while analysing), or None when it has no channels."""
+    if "<|channel|>" not in response:
+        return None
+    last = None
+    for last in _HARMONY_FINAL.finditer(response):  # noqa: B007 - the last one
+        pass
+    if last is None:
+        return ""
+    end = _HARMONY_END.search(response, last.end())
+    return response[last.end() : end.start() if end else len(response)]
 
 
 def answer_region(response: str) -> tuple[str, bool]:
@@ -287,9 +326,14 @@ def answer_region(response: str) -> tuple[str, bool]:
     whatever the number of tags; a response with none costs one substring search and three bounded ones.
     """
     head = response[:_HEAD]
+    final = _harmony_final(response)
+    if final is not None:
+        return final, True
     if not _has_thinking(response, head):
         return response, False
     pairs = [_THINK, *(p for p in _LEADING_THINK if p[0] in head)]
+    if "think\u25b7" in response:
+        pairs.append(_KIMI)
     start = 0
     for _, closer in pairs:
         i = response.rfind(closer)
@@ -426,7 +470,11 @@ def _last_phrase_answer(text: str) -> str | None:
     return None if found is None else found[0]
 
 
-_ANSWER_WORD = re.compile("answer|option|choice", re.IGNORECASE)
+_ANSWER_WORD = re.compile(
+    "answer|option|choice|\u7b54\u6848|\u6545\u9009|\u6240\u4ee5\u9009|\u7b54\u3048|\u043e\u0442\u0432\u0435\u0442"
+    "|ponse|antwort|respuesta|resposta|risposta",
+    re.IGNORECASE,
+)
 _A_COLON = re.compile(r"A\s*:")
 
 
@@ -473,6 +521,9 @@ def _all_phrases(text: str) -> list[tuple[str, tuple[int, int], bool]]:
 
 def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int], bool] | None:
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
+    stop = _END_OF_ANSWER.search(rest)
+    if stop is not None:  # "【答案】D<eoa>", "故选B。"
+        rest = rest[: stop.start()]
     body = rest.lstrip("*_ \t\r\n")
     answer = _cut_sentence(body)[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
     if _LONE_LETTER.match(
@@ -490,6 +541,8 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
     at = rest.find(answer)
     end = last.end() + (at + len(answer) if at >= 0 else len(rest))
     denied = bool(_DENIED_AFTER.match(text, end)) or bool(_DENIED_REMARK.search(answer))
+    if not answer.isascii():
+        answer = _CJK_TAIL.sub("", answer) or answer  # "答えは 12 です": the words after the value
     if answer.endswith(")"):
         answer = _REMARK.sub("", answer) or answer  # "5 (the diagonal)"
     if " " in answer or "," in answer:
@@ -501,6 +554,14 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
 _DENIED_REMARK = re.compile(
     rf"\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)\s*$", re.IGNORECASE
 )
+# after a value, a copula or a unit in Japanese or Chinese ("12 です", "12元"); never "或" (or), "不" (not) ...
+_CJK_TAIL = re.compile(
+    "(?<=[^\\s\u3040-\u30ff\u4e00-\u9fff])\\s*(?:\u3067\u3059|\u3067\u3042\u308b|\u3060|\u3068\u306a\u308a\u307e\u3059"
+    "|\u306b\u306a\u308a\u307e\u3059|\u5143|\u4e2a|\u4eba|\u7c73|\u5398\u7c73|\u5206\u949f|\u5c0f\u65f6|\u5929|\u5c81"
+    "|\u5ea6|\u5e73\u65b9\u7c73|\u5757|\u53ea|\u672c|\u6b21|\u79cd|\u4ef6|\u9875|\u540d|\u5f20)[\\s\u3002\uff01.!]*$"
+)
+# end-of-answer tokens and a CJK full stop or comma end a phrase's answer
+_END_OF_ANSWER = re.compile(r"<eo[ae]>|<\|(?:end|return|im_end|eot_id)\|>|</s>|[\u3002\uff0c\uff1b]")
 _LONE_LETTER = re.compile(r"^\(?[A-J]\)?$")
 _MORE_OPTIONS = re.compile(r"^[.)]?\s*(?:\(\s*[A-J]\s*\)|[A-J](?:[.)]|\s|$))")
 

@@ -1,0 +1,90 @@
+"""math_equiv on the answer formats of issue 21: other languages' markers, end-of-answer tokens, gpt-oss
+harmony channels, Kimi's thinking markers, truncated reasoning. Attacks (hedges, wrong options, answers left
+in the thinking) outnumber the correct rows; every row runs under every final-answer rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from rewardloop.scorers.math_equiv import MathEquivScorer
+from rewardloop.types import Sample
+
+RULES = ("final", "wrong", "last")
+
+
+def _value(gold, response, rule):
+    scorer = MathEquivScorer(multiple_answers=rule)
+    sample = Sample(response=response, ground_truth=gold)
+    score = scorer.quick(sample)
+    return (score if score is not None else scorer.score(sample)).value
+
+
+MARKERS_EQUAL = [
+    ("D", "【解析】集合的交集是$\\{0,1,2\\}$。所以答案是D。<eoe>\n【答案】D<eoa>"),
+    ("B", "因此 $x=2$，故选B。"),
+    ("\\frac{1}{2}", "答案：$\\frac{1}{2}$"),
+    ("12", "Ответ: 12."),
+    ("12", "Réponse : 12"),
+    ("12", "Antwort: $12$"),
+    ("12", "Respuesta: 12"),
+    ("12", "答えは 12 です"),
+]
+MARKERS_MISSES = [
+    ("D", "【答案】A<eoa>"),
+    ("D", "【答案】A B C D<eoa>"),
+    ("D", "【答案】(A)(B)(C)(D)<eoa>"),
+    ("B", "故选A。"),
+    ("5", "答案：7"),
+    ("5", "答案是5或7"),
+    ("5", "答案：7\n答案：5"),
+    ("12", "Ответ: 13."),
+    ("12", "Réponse : 12 (faux)"),
+    ("5", "Antwort: 5 (wrong)"),
+    ("12", "Respuesta: 21"),
+]
+
+CHANNELS_EQUAL = [
+    (
+        "12",
+        "<|channel|>analysis<|message|>maybe 7<|end|><|start|>assistant<|channel|>final<|message|>"
+        "The answer is 12.<|return|>",
+    ),
+    ("12", "\u25c1think\u25b7 hmm 7 \u25c1/think\u25b7 The answer is \\boxed{12}"),
+    ("12", "hmm 7, no \u25c1/think\u25b7 \\boxed{12}"),
+    ("12", "Let me think... 7? no.\n</think>\n\nSo the answer is $\\boxed{12}$."),
+]
+CHANNELS_MISSES = [
+    ("12", "<|channel|>analysis<|message|>so \\boxed{12}"),  # ended while analysing
+    (
+        "12",
+        "<|channel|>analysis<|message|>\\boxed{12}<|end|><|start|>assistant<|channel|>final<|message|>"
+        "The answer is 7.<|return|>",
+    ),
+    ("12", "<|channel|>final<|message|>\\boxed{7}<|return|><|channel|>analysis<|message|>\\boxed{12}"),
+    ("12", "\u25c1think\u25b7 hmm \\boxed{12}"),  # truncated while thinking
+    ("12", "\u25c1think\u25b7 \\boxed{12} \u25c1/think\u25b7 The answer is 7."),
+    (
+        "12",
+        "<think>\nSo the total is 12. Let me double-check: 5 + 7 = 12, so \\boxed{12}",
+    ),  # cut off thinking
+    ("12", "<think>\nThe answer is 12.\n</think>\n"),  # nothing after the thinking
+    ("12", "<think>\nThe answer is 12.\n</think>\nThe answer is 7."),
+    ("12", "Okay, 5 + 7 = 12. Hmm, the sum is 12, let me verify the second case where"),  # cut off, no marker
+]
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize(
+    "table,want",
+    [(MARKERS_EQUAL, 1.0), (MARKERS_MISSES, 0.0), (CHANNELS_EQUAL, 1.0), (CHANNELS_MISSES, 0.0)],
+    ids=["markers-equal", "markers-misses", "channels-equal", "channels-misses"],
+)
+def test_formats(table, want, rule):
+    if rule == "last" and table is MARKERS_MISSES:
+        table = [(g, r) for g, r in table if r != "答案：7\n答案：5"]  # "last" takes the last by definition
+    wrong = [(g, r, got) for g, r in table if (got := _value(g, r, rule)) != want]
+    assert not wrong, wrong
+
+
+def test_tables_hold_more_near_misses_than_equivalents():
+    assert len(MARKERS_MISSES) > len(MARKERS_EQUAL) and len(CHANNELS_MISSES) > len(CHANNELS_EQUAL)
