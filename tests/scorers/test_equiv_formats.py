@@ -88,3 +88,44 @@ def test_formats(table, want, rule):
 
 def test_tables_hold_more_near_misses_than_equivalents():
     assert len(MARKERS_MISSES) > len(MARKERS_EQUAL) and len(CHANNELS_MISSES) > len(CHANNELS_EQUAL)
+
+
+MC_PROMPT = "Which is the value of $x$?\nA. $5$\nB. $6$\nC. $\\frac{1}{2}$\nD. none of these\n"
+# a multiple-choice answer given as an option's content is that option's letter, when the caller has the prompt
+OPTION_CONTENT_EQUAL = [
+    ("B", "So $x = 6$. The answer is $6$."),
+    ("C", "\\boxed{\\frac12}"),
+    ("B", "【解析】所以答案是 $6$。<eoe>\n【答案】B<eoa>"),
+]
+OPTION_CONTENT_MISSES = [
+    ("B", "The answer is $5$."),  # option A's content
+    ("B", "\\boxed{8}"),  # no option's content
+    ("B", "\\boxed{5, 6, 7}"),  # every content: no option
+    ("B", "\\boxed{A} \\boxed{6}"),  # A and B
+    ("B", "The answer is 6 or 5."),
+    ("B", "【解析】所以答案是 $6$。<eoe>\n【答案】A<eoa>"),  # the answer section decides
+    (
+        "B",
+        "\\boxed{6}<eoe>\n【答案】<eoa>",
+    ),  # an answer section with no answer: the explanation's box is not it
+]
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_an_option_content_answers_its_letter(rule):
+    def value(gold, response, prompt):
+        scorer = MathEquivScorer(multiple_answers=rule)
+        sample = Sample(response=response, ground_truth=gold, prompt=prompt)
+        return (scorer.quick(sample) or scorer.score(sample)).value
+
+    for gold, response in OPTION_CONTENT_EQUAL:
+        assert value(gold, response, MC_PROMPT) == 1.0, response
+    misses = OPTION_CONTENT_MISSES
+    if rule == "last":
+        misses = [m for m in misses if m[1] != "\\boxed{A} \\boxed{6}"]
+    for gold, response in misses:
+        assert value(gold, response, MC_PROMPT) == 0.0, response
+    # without the prompt, or when two options share the content, a content is no letter
+    assert value("B", "The answer is $6$.", None) == 0.0
+    assert value("B", "The answer is $6$.", "Pick one.\nA. 6\nB. 6\nC. 7\n") == 0.0
+    assert len(OPTION_CONTENT_MISSES) > len(OPTION_CONTENT_EQUAL)

@@ -451,7 +451,10 @@ ANSWERS = [
     ("1", "|AB|=1", 1.0),
     ("7:32", "S_{MBCN}:S=7:32", 1.0),
     ("\\frac{1}{\\sqrt{6}}", "\\frac{NO}{BO}=\\frac{1}{\\sqrt{6}}", 1.0),
-    ("5", "2+3=5", 0.0),  # a computation is not a label
+    ("5", "2+3=5", 1.0),  # a computation that holds states its result (\\boxed{\\frac{28}{4}=7}, issue 21)
+    ("5", "2+3=6", 0.0),  # one that does not states nothing
+    ("6", "2+3=6", 0.0),
+    ("5", "5=7", 0.0),
     ("5", "x+y=5", 0.0),
     ("(0,1)", "0<f(x)<1", 1.0),
     ("x \\ge 5", "x >= 5", 1.0),

@@ -41,6 +41,7 @@ __all__ = [
     "answer_region",
     "extract_answers",
     "is_placeholder",
+    "prompt_options",
     "prompt_templates",
     "select_final",
 ]
@@ -114,6 +115,12 @@ def extract_answers(response: str) -> Extraction:
         response, thinking = answer_region(response)
         if thinking and response == _REOPENED:
             return Extraction((), "none", (), "", True, reopened=True)
+    if (
+        "<eoe>" in response
+    ):  # "【解析】... <eoe> 【答案】C <eoa>": the explanation ends, the answer section follows
+        section = response[response.rfind("<eoe>") + 5 :]
+        if section.strip():
+            response, thinking = section, True
     text = response[-MAX_RESPONSE_CHARS:]
     if _MAY_HIDE.search(text):
         text = _hide_invisible(text)
@@ -649,6 +656,30 @@ def prompt_templates(prompt: object) -> frozenset[str]:
     if not text or ("\\boxed" not in text and "\\fbox" not in text):
         return frozenset()
     return frozenset(b for b, _ in _all_boxes(text[-MAX_RESPONSE_CHARS:]))
+
+
+_OPTION_LINE = re.compile(
+    r"(?:^|(?<=\s))\(?([A-J])\s*[.)\uff0e\u3001:\uff1a]\)?\s*(.+?)\s*(?=(?:\s\(?[A-J]\s*[.)\uff0e\u3001:\uff1a])|$)",
+    re.MULTILINE,
+)
+
+
+def prompt_options(prompt: object) -> dict[str, str]:
+    """The options of a multiple-choice prompt, letter to content ("A. $(0,2)$" / "(B) 12"), or {}.
+
+    Only a run of consecutive letters from A counts (A, B, C ...), so a stray "I. " in the text is not one.
+    """
+    text = _prompt_text(prompt)
+    if not text:
+        return {}
+    found: dict[str, str] = {}
+    for m in _OPTION_LINE.finditer(text[-8000:]):
+        letter = m.group(1)
+        if letter == "A":
+            found = {}
+        if letter == chr(ord("A") + len(found)):
+            found[letter] = m.group(2).strip()
+    return found if len(found) >= 2 else {}
 
 
 def _prompt_text(prompt: object) -> str:

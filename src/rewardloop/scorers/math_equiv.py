@@ -64,6 +64,7 @@ from ._equiv_extract import (
     MAX_BOXED_VALUES,
     _prompt_text,
     extract_answers,
+    prompt_options,
     prompt_templates,
     select_final,
 )
@@ -146,6 +147,8 @@ def judge(
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    if prompt is not None and found.answers and all(_is_choice(normalize(g)) for g in golds):
+        found = _as_options(found, prompt)
     chosen = select_final(
         found,
         normalize,
@@ -174,7 +177,7 @@ def judge(
         verdict.value, verdict.stage, verdict.per_answer = 1.0, "exact", [True]
         return verdict  # the common case, settled before any normalisation
     gold_norm = [normalize(g) for g in golds]
-    if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)):
+    if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)) and not _each_answers(answers, golds):
         answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
     pred_norm = [normalize(a) for a in answers]
     asked = _asks_percent(prompt)
@@ -189,12 +192,42 @@ def judge(
     return _combine(verdict, results, stages, len(answers))
 
 
+def _as_options(found: Any, prompt: object) -> Any:
+    """A multiple-choice answer given as an option's content ("the answer is $-i$" where C is $-i$) read as
+    that option's letter; content that matches no option, or several, stays as written (and is no letter)."""
+    options = prompt_options(prompt)
+    if not options:
+        return found
+    contents: dict[str, list[str]] = {}
+    for letter, content in options.items():
+        contents.setdefault(normalize(content), []).append(letter)
+    mapped = []
+    for a in found.answers:
+        letters = contents.get(normalize(a)) if not _is_choice(normalize(a)) else None
+        mapped.append(letters[0] if letters and len(letters) == 1 else a)
+    return found._replace(answers=tuple(mapped))
+
+
 def _exact(answer: str, golds: Sequence[str]) -> bool:
     answer = answer.strip()
     for g in golds:  # noqa: SIM110 - a loop: any() over a generator costs more than the compare
         if answer == g.strip():
             return True
     return False
+
+
+def _each_answers(answers: Sequence[str], golds: Sequence[str]) -> bool:
+    """Whether every answer alone is the gold, as written or written another way (``(b,c)=(6,5)`` and
+    ``(6,5)``): then they are one answer stated twice, not the parts of a multi-part answer. Cheap stages
+    only; undecided counts as no."""
+    for a in answers:
+        try:
+            verdict = judge("\\boxed{" + a + "}", golds, symbolic=False)
+        except RecursionError:  # pragma: no cover - judge does not recurse here
+            return False
+        if verdict.value != 1.0:
+            return False
+    return True
 
 
 def _gold_has_items(gold_norm: Sequence[str], n: int) -> bool:
@@ -378,8 +411,8 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _vector_equal(g, p, rel_tol, leaf)
     if g.kind == "number" and p.kind == "number":
         return _numbers_equal(g, p, rel_tol)
-    if g.kind == "text" or p.kind == "text":
-        return g.kind == p.kind and g.text.lower() == p.text.lower()
+    if g.kind == "text" or p.kind == "text":  # "\\text{no}" is "No"; a short word may read as an expression
+        return {g.kind, p.kind} <= {"text", "expr"} and g.text.lower() == p.text.lower()
     if {g.kind, p.kind} <= {"number", "expr"}:
         return _leaf(g, p, rel_tol, leaf)
     return False
@@ -665,7 +698,22 @@ def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equations(g, p)
     if g.kind == "eq":
         return _is_label(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
-    return _is_label(p.items[0]) and _equal(g, p.items[1], rel_tol, leaf)
+    # "x = 5" states 5; so does a computation that holds ("\\frac{28}{4} = 7"), never one that does not ("5 = 7")
+    lhs, rhs = p.items
+    return (_is_label(lhs) or _true_computation(lhs, rhs)) and _equal(g, rhs, rel_tol, leaf)
+
+
+def _true_computation(lhs: Node, rhs: Node) -> bool:
+    """Whether ``lhs = rhs`` is plain arithmetic that holds exactly (both sides numbers without symbols)."""
+    if lhs.kind not in ("number", "expr") or rhs.kind != "number" or rhs.value is None:
+        return False
+    if lhs.kind == "number":
+        return lhs.value == rhs.value
+    x = float_value(lhs.text)
+    if x is None:
+        return False
+    value = Fraction(rhs.value)
+    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(1, abs(value))
 
 
 def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
