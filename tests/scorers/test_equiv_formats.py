@@ -129,3 +129,50 @@ def test_an_option_content_answers_its_letter(rule):
     assert value("B", "The answer is $6$.", None) == 0.0
     assert value("B", "The answer is $6$.", "Pick one.\nA. 6\nB. 6\nC. 7\n") == 0.0
     assert len(OPTION_CONTENT_MISSES) > len(OPTION_CONTENT_EQUAL)
+
+
+@pytest.mark.parametrize("rule", ("final", "wrong"))
+def test_beside_a_letter_a_value_naming_no_option_is_its_explanation(rule):
+    prompt = "Find the charge.\nOptions:\nA. $97 \\mu C$\nB. $37 \\mu C$\nC. $77 \\mu C$\n"
+    scorer = MathEquivScorer(multiple_answers=rule)
+
+    def value(gold, response):
+        sample = Sample(response=response, ground_truth=gold, prompt=prompt)
+        return (scorer.quick(sample) or scorer.score(sample)).value
+
+    assert value("B", "The total is 36.6. The closest answer is 37. The answer is (B).") == 1.0
+    assert value("B", "The closest answer is 36.6. The answer is (B).") == 1.0
+    # a value that is another option's content is a second answer
+    assert value("B", "The answer is $97 \\mu C$. The answer is (B).") == 0.0
+    assert value("B", "The answer is 97. The answer is (B).") == 0.0
+    assert value("B", "The answer is (A). The answer is (B).") == 0.0
+    assert value("A", "The closest answer is 37. The answer is (B).") == 0.0
+
+
+def test_a_chain_of_three_relations_is_no_interval_and_does_not_raise():
+    for rule in RULES:
+        assert _value("1 < x < 2", "\\boxed{1 < x < 2 < 3}", rule) == 0.0
+        assert _value("0 < a < b < c", "\\boxed{0 < a < b < c}", rule) == 1.0
+
+
+@pytest.mark.parametrize("rule", ("final", "wrong"))
+def test_answer_phrases_restating_the_prompts_examples_are_set_aside(rule):
+    prompt = (
+        "Q: 2+2? Options: A. 3 B. 4\nA: Let's think. The answer is (B).\n\n"
+        "Q: 3+3? Options: A. 6 B. 7\nA: Let's think. The answer is (A).\n\n"
+        "Q: the charge? Options: A. 5 B. 6 C. 7 D. 8\nA: Let's think."
+    )
+    scorer = MathEquivScorer(multiple_answers=rule)
+
+    def value(gold, response):
+        sample = Sample(response=response, ground_truth=gold, prompt=prompt)
+        return (scorer.quick(sample) or scorer.score(sample)).value
+
+    # the examples' answers, restated after the model's own, are not answers to this question
+    assert value("C", "So 7. The answer is (C).\n\nThe answer is (B).\nThe answer is (A).") == 1.0
+    # ... and never earn the reward for the letter they restate
+    assert value("B", "So 7. The answer is (C).\n\nThe answer is (B).") == 0.0
+    assert value("A", "So 7. The answer is (C).\n\nThe answer is (A).") == 0.0
+    # an answer that happens to be an example's letter still counts when it is the only one
+    assert value("B", "So 6. The answer is (B).") == 1.0
+    assert value("D", "The answer is (B).\nThe answer is (A).") == 0.0

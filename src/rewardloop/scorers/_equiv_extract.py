@@ -137,7 +137,7 @@ def extract_answers(response: str) -> Extraction:
         # "\\boxed{255} ... Final Answer: ... is $10,455$") are answers too; a phrase whose answer is a box is
         # that box
         for answer, span, denied in _all_phrases(text):
-            if _joins_boxes(answer) and not _BOX_START.search(answer) and not _inside_box(span, boxes):
+            if _states_value(answer) and not _BOX_START.search(answer) and not _inside_box(span, boxes):
                 found.append((answer, span, denied))
         found.sort(key=lambda f: f[1][0])
         answers, spans, negated = zip(*found, strict=True)
@@ -148,10 +148,15 @@ def extract_answers(response: str) -> Extraction:
     phrases = _all_phrases(text)
     if phrases:
         # the last phrase, and every earlier one that states a value ("Answer: 7 ... Answer: 5")
-        kept = [f for f in phrases[:-1] if _joins_boxes(f[0])] + [phrases[-1]]
+        kept = [f for f in phrases[:-1] if _states_value(f[0])] + [phrases[-1]]
         answers, spans, negated = zip(*kept, strict=True)
         return Extraction(answers, "phrase", spans, text, thinking, negated)
     return Extraction((), "none", (), text, thinking)
+
+
+def _states_value(answer: str) -> bool:
+    """Whether a phrase's answer is a value of its own (see :func:`_joins_boxes`), or an option letter."""
+    return _joins_boxes(answer) or bool(_LONE_LETTER.match(answer.strip("*_ .")))
 
 
 def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]]) -> bool:

@@ -147,6 +147,8 @@ def judge(
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    if prompt is not None and len(found.answers) > 1:
+        found = _drop_copied(found, prompt)
     if prompt is not None and found.answers and all(_is_choice(normalize(g)) for g in golds):
         found = _as_options(found, prompt)
     chosen = select_final(
@@ -192,20 +194,75 @@ def judge(
     return _combine(verdict, results, stages, len(answers))
 
 
+def _drop_copied(found: Any, prompt: object) -> Any:
+    """Answer phrases that restate an answer phrase of the prompt (a few-shot example's "The answer is (H).")
+    are set aside, as boxes copied from the prompt are, unless every candidate is such a copy."""
+    from ._equiv_extract import _all_phrases
+
+    text = _prompt_text(prompt)
+    if not text or not found.spans or len(found.spans) != len(found.answers):
+        return found
+    stated = {normalize(a) for a, _, _ in _all_phrases(text[-MAX_PROMPT_CHARS:])}
+    if not stated:
+        return found
+    keep = [
+        _BOX_AT.match(found.text, span[0]) is not None or normalize(a) not in stated
+        for a, span in zip(found.answers, found.spans, strict=True)
+    ]
+    if all(keep) or not any(keep):
+        return found
+    idx = [i for i, k in enumerate(keep) if k]
+    negated = found.negated and tuple(found.negated[i] for i in idx)
+    return found._replace(
+        answers=tuple(found.answers[i] for i in idx),
+        spans=tuple(found.spans[i] for i in idx),
+        negated=negated,
+    )
+
+
+MAX_PROMPT_CHARS = 20_000
+_BOX_AT = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
+
+
 def _as_options(found: Any, prompt: object) -> Any:
     """A multiple-choice answer given as an option's content ("the answer is $-i$" where C is $-i$) read as
     that option's letter; content that matches no option, or several, stays as written (and is no letter)."""
     options = prompt_options(prompt)
     if not options:
         return found
-    contents: dict[str, list[str]] = {}
-    for letter, content in options.items():
-        contents.setdefault(normalize(content), []).append(letter)
-    mapped = []
+    mapped, keep, letters_seen = [], [], False
     for a in found.answers:
-        letters = contents.get(normalize(a)) if not _is_choice(normalize(a)) else None
-        mapped.append(letters[0] if letters and len(letters) == 1 else a)
+        if _is_choice(normalize(a)):
+            mapped.append(a)
+            keep.append(True)
+            letters_seen = True
+            continue
+        letters = [k for k, content in options.items() if _names_option(a, content)]
+        mapped.append(letters[0] if len(letters) == 1 else a)
+        keep.append(len(letters) == 1)
+    if letters_seen and not all(keep):
+        # "The closest answer is 37. The answer is (B).": beside a letter, a value that names no option is
+        # the letter's explanation; a value that names another option is still a second answer (a hedge)
+        idx = [i for i, k in enumerate(keep) if k]
+        spans = found.spans and tuple(found.spans[i] for i in idx)
+        negated = found.negated and tuple(found.negated[i] for i in idx)
+        return found._replace(answers=tuple(mapped[i] for i in idx), spans=spans, negated=negated)
     return found._replace(answers=tuple(mapped))
+
+
+def _names_option(answer: str, content: str) -> bool:
+    """Whether an answer is an option's content, written the same way or another (cheap stages only)."""
+    if normalize(answer) == normalize(content):
+        return True
+    if judge("\\boxed{" + answer + "}", [content], symbolic=False).value == 1.0:
+        return True
+    m = _VALUE_WITH_UNIT.match(content.replace("$", " "))  # "$37 \\mu \\mathrm{C}$" names the value 37
+    return m is not None and judge("\\boxed{" + answer + "}", [m.group(1)], symbolic=False).value == 1.0
+
+
+_VALUE_WITH_UNIT = re.compile(
+    r"^\s*([-+]?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)(?:\s|\\mathrm\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z~^{}/·-])+$"
+)
 
 
 def _exact(answer: str, golds: Sequence[str]) -> bool:
@@ -826,8 +883,10 @@ def _bounds_as_written(sides: list[str], ops: list[str]) -> tuple[str, Node] | N
         if _is_bound(parse_structure(b)) and not _mentions(a, b):
             return b, _interval_from(_flip(op), a)
         return None
+    if len(ops) != 2:
+        return None  # "a < b < c < d": no single bounded variable
     lo, mid, hi = sides
-    if len(ops) != 2 or not _is_bound(parse_structure(mid)) or _mentions(lo + " " + hi, mid):
+    if not _is_bound(parse_structure(mid)) or _mentions(lo + " " + hi, mid):
         return None
     lo_op, hi_op = ops
     if lo_op[0] == "<" and hi_op[0] == "<":
