@@ -37,10 +37,13 @@ __all__ = [
     "MAX_BOXED_VALUES",
     "MAX_RESPONSE_CHARS",
     "Extraction",
+    "PromptFacts",
     "Selection",
     "answer_region",
+    "concluding_value",
     "extract_answers",
     "is_placeholder",
+    "prompt_facts",
     "prompt_options",
     "prompt_templates",
     "select_final",
@@ -804,3 +807,113 @@ def _distinct(answers: list[str], key: Callable[[str], str]) -> list[str]:
     for a in answers:
         seen.setdefault(key(a), a)
     return list(seen.values())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a final answer in prose: the value the concluding sentence states
+
+_CONCLUSION_CUE = re.compile(
+    r"^\W{0,4}(?:therefore|thus|hence|so|in\s+conclusion|in\s+summary|in\s+total|overall|finally|"
+    r"consequently|altogether|as\s+a\s+result)\b|\bthe\s+(?:final\s+)?(?:answer|result)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|cannot|never|no|none|neither|nor)\b|n't\b", re.IGNORECASE)
+_APPROX_WORDS = re.compile(
+    r"\b(?:approximately|approx|about|around|roughly|nearly|almost|estimated?|close\s+to)\b|\\approx|\u2248|~",
+    re.IGNORECASE,
+)
+_PROSE_VALUES = re.compile(
+    r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|\*\*(.+?)\*\*"
+    r"|(?<![\w.])(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?)(?![\w/])",
+    re.DOTALL,
+)
+_SENTENCE_BREAK = re.compile(r"(?:[.!?\u3002](?:\*\*)?\s+|\n|\\\]\s*|\$\$\s+)(?=\S)")
+_PROMPT_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+MAX_CONCLUSION_CHARS = 400
+
+
+def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str, tuple[int, int]] | None:
+    """The value the concluding sentence of ``text`` states, with its span; None when there is none.
+
+    The response must end in a complete sentence (``.``, ``!`` or ``。``) that concludes: it starts with
+    "Therefore", "Thus", "So", "Hence", "In total" ... or names "the answer" / "the result", or it is the whole
+    last paragraph and states something ("... is 54 miles east"). It asks nothing, negates nothing,
+    approximates nothing and offers no alternative ("or", "maybe" ...). It must state exactly one value once
+    what the prompt already says is set aside ("Tom has 5 apples" restated is no answer); a value the
+    response sets off (``$2$``, ``**6**``) counts even when the prompt has it, when it is the only one. A value
+    written as ``x = 8`` states 8.
+    """
+    body = text.rstrip()
+    if not body.rstrip("*$ ").endswith((".", "!", "\u3002")):
+        return None
+    end = len(body)
+    start = max(0, end - MAX_CONCLUSION_CHARS * 2)
+    breaks = [m for m in _SENTENCE_BREAK.finditer(body, start, end - 1)]
+    if not breaks and start > 0:
+        return None
+    begin = breaks[-1].end() if breaks else start
+    sentence = body[begin:end]
+    paragraph = not breaks or "\n" in breaks[-1].group() or begin == 0
+    if len(sentence) > MAX_CONCLUSION_CHARS:
+        return None
+    if not _CONCLUSION_CUE.search(sentence) and not (paragraph and _STATEMENT.search(sentence)):
+        return None
+    if "?" in sentence or _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence):
+        return None
+    if _APPROX_WORDS.search(sentence):
+        return None
+    plain = sentence.replace("\\$", " ")
+    values: dict[str, tuple[str, tuple[int, int], bool]] = {}
+    for m in _PROSE_VALUES.finditer(plain):
+        raw = next(g for g in m.groups() if g is not None).strip()
+        if "=" in raw:
+            raw = raw.rsplit("=", 1)[1].strip()  # "n = 8" states 8
+        if not raw or (not _DIGIT.search(raw) and "\\" not in raw):
+            continue  # "$x$", "**Note**": no value
+        key = raw.replace(",", "").replace(" ", "")
+        values.setdefault(key, (raw, (begin + m.start(), begin + m.end()), m.group(6) is None))
+    if prompt is not None:
+        fresh = {k: v for k, v in values.items() if not _in_prompt(k, prompt)}
+        if len(fresh) != 1:
+            set_off = [v for v in values.values() if v[2]]
+            if fresh or len(values) != 1 or len(set_off) != 1:
+                return None
+            fresh = values
+        values = fresh
+    if len(values) != 1:
+        return None
+    raw, span, _ = next(iter(values.values()))
+    return raw, span
+
+
+def _in_prompt(key: str, prompt: PromptFacts) -> bool:
+    """Whether a value is one the prompt states: one of its numbers, or a formula it writes ("y^3")."""
+    if key in prompt.numbers:
+        return True
+    return len(key) >= 3 and _MATH_CHARS.search(key) is not None and key in prompt.compact
+
+
+_MATH_CHARS = re.compile(r"[A-Za-z\\^_]")
+
+
+class PromptFacts(NamedTuple):
+    """What a prompt already states: its numbers and its text without spaces (see :func:`concluding_value`)."""
+
+    numbers: frozenset[str]
+    compact: str
+
+
+_STATEMENT = re.compile(
+    r"\b(?:is|are|was|were|equals?|has|have|had|gets?|got|makes?|costs?|takes?|will\s+be|occurs?)\b",
+    re.IGNORECASE,
+)
+
+
+def prompt_facts(prompt: object) -> PromptFacts | None:
+    """The :class:`PromptFacts` of a prompt (text or chat messages), or None without one."""
+    text = _prompt_text(prompt)
+    if not text:
+        return None
+    text = text[-MAX_RESPONSE_CHARS:]
+    numbers = frozenset(n.replace(",", "") for n in _PROMPT_NUMBER.findall(text))
+    return PromptFacts(numbers, re.sub(r"\s+", "", text))

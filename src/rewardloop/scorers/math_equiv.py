@@ -63,7 +63,9 @@ from ._equiv_extract import (
     FINAL_ANSWER_RULES,
     MAX_BOXED_VALUES,
     _prompt_text,
+    concluding_value,
     extract_answers,
+    prompt_facts,
     prompt_options,
     prompt_templates,
     select_final,
@@ -109,7 +111,7 @@ class Verdict:
     def info(self) -> dict[str, Any]:
         return {
             "stage": self.stage,
-            "rule": self.rule or self.stage,
+            "rule": self.rule or ("prose_conclusion" if self.method == "prose" else self.stage),
             "extracted": [a[:_INFO_CHARS] for a in self.extracted],
             "method": self.method,
             "gold_normalized": [g[:_INFO_CHARS] for g in self.gold_normalized],
@@ -147,6 +149,11 @@ def judge(
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    if found.method == "none" and found.text and not found.reopened:
+        # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
+        stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
+        if stated is not None:
+            found = found._replace(answers=(stated[0],), method="prose", spans=(stated[1],), negated=(False,))
     if prompt is not None and len(found.answers) > 1:
         found = _drop_copied(found, prompt)
     if prompt is not None and found.answers and all(_is_choice(normalize(g)) for g in golds):
