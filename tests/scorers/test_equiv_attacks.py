@@ -214,6 +214,22 @@ RETRACTION_MISSES = [
     ("5", "The answer is not \\boxed{5}."),
     ("5", "The answer isn't $\\boxed{5}$."),
     ("5", "\\boxed{5} \u2717"),
+    ("5", "\\boxed{5}^{\\text{wrong}}"),
+    ("5", "\\boxed{5}\\footnote{wrong}"),
+    ("5", "\\boxed{5}\\text{ (wrong)}"),
+    ("5", "\\boxed{5}~\\xmark"),
+    ("5", "\\cancel{\\boxed{5}}"),
+    ("5", "\\sout{\\boxed{5}} \\boxed{7}"),
+    ("5", "\\st{\\boxed{5}}"),
+    ("5", "~~\\boxed{5}~~"),
+    ("5", "<del>\\boxed{5}</del>"),
+    ("5", "<s>\\boxed{5}</s> \\boxed{7}"),
+    ("5", "\\boxed{5}. Just kidding, it's 7."),
+    ("5", "\\boxed{5}. Scratch that."),
+    ("5", "\\boxed{5}\n\nWait, that's wrong."),
+    ("5", "\\boxed{5}\n\nHmm, actually no."),
+    ("5", "\\boxed{5}\n\nI retract that answer."),
+    ("5", "Answer: 5\nOops, never mind."),
 ]
 RETRACTION_EQUAL = [
     ("5", "Answer: 5"),
@@ -222,6 +238,9 @@ RETRACTION_EQUAL = [
     ("5", "% a comment\n\\boxed{5}"),
     ("5", "50% of the $10$ apples is \\boxed{5}."),
     ("5", "\\boxed{5} is the number of apples."),
+    ("5", "\\boxed{5}\n\nFinal Answer: The final answer is 5. I hope it is correct."),
+    ("5", "\\boxed{\\hphantom{7}5}"),
+    ("5", "The answer is 5.\n\nLet me verify: 2 + 3 = 5, which checks out."),
 ]
 
 
@@ -266,3 +285,28 @@ def test_correct_answers_in_the_same_forms_score_one(name, rule):
 def test_tables_hold_more_near_misses_than_equivalents(name):
     misses, equal = TABLES[name]
     assert len(misses) > len(equal)
+
+
+ADVERSARIAL_SIZES = {
+    "strike-throughs": "~~a" * 30000 + "\\boxed{5}",
+    "unclosed comments": "<!--" * 25000 + "\\boxed{5}",
+    "nested cancels": "\\cancel{" * 12000 + "\\boxed{5}",
+    "white switches": "\\color{white}" * 7000 + "\\boxed{5}",
+    "answer phrases": "Answer: 5. " * 9000,
+    "percent comments": "% \\boxed{5}\n" * 8000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL_SIZES))
+def test_hiding_and_phrase_rules_stay_linear_on_adversarial_input(name):
+    # work that is quadratic in these shapes (one scan to the end per opener) takes minutes here; linear work
+    # takes well under a second. The verdict itself must be a verdict, not an exception.
+    import time
+
+    text = ADVERSARIAL_SIZES[name]
+    start = time.process_time()
+    value = _value("5", text, "final")
+    assert value in (0.0, 1.0)
+    assert (
+        time.process_time() - start < 5.0
+    )  # CPU time: ~10x the slowest linear run (0.45 s); the quadratic form took 21 s

@@ -144,7 +144,7 @@ def extract_answers(response: str) -> Extraction:
                 found.append((answer, span, denied))
         found.sort(key=lambda f: f[1][0])
         answers, spans, negated = zip(*found, strict=True)
-        return Extraction(answers, "boxed", spans, text, thinking, negated)
+        return Extraction(answers, "boxed", spans, text, thinking, _retracted(text, spans, negated))
     tags = _tags(text, 0)
     if tags:
         return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
@@ -153,7 +153,7 @@ def extract_answers(response: str) -> Extraction:
         # the last phrase, and every earlier one that states a value ("Answer: 7 ... Answer: 5")
         kept = [f for f in phrases[:-1] if _states_value(f[0])] + [phrases[-1]]
         answers, spans, negated = zip(*kept, strict=True)
-        return Extraction(answers, "phrase", spans, text, thinking, negated)
+        return Extraction(answers, "phrase", spans, text, thinking, _retracted(text, spans, negated))
     return Extraction((), "none", (), text, thinking)
 
 
@@ -171,70 +171,73 @@ def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]])
 
 _MAY_HIDE = re.compile(
     r"<!--|\\iffalse|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
+    r"|cancel|\\sout|\\st\b|~~|<(?:del|s|strike)>"
 )
 _HIDDEN = re.compile(
     r"<!--.*?(?:-->|\Z)"  # an HTML comment (unclosed: to the end)
     r"|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|\Z)"  # TeX's conditional that is never true
     r"|\\begin\{comment\}.*?(?:\\end\{comment\}|\Z)"
     r"|<(\w+)[^<>]*display\s*:\s*none[^<>]*>.*?(?:</\1\s*>|\Z)"  # an HTML element that is not displayed
+    r"|<(del|s|strike)>.*?(?:</\2\s*>|\Z)"  # struck out: taken back
+    r"|~~(?=\S)(?:(?!~~).){1,2000}?~~"
     r"|(?<![\\\d])(?<!\d\s)%[^\n]*",  # a TeX comment to the end of the line (never "50%", "50 %" or "\\%")
     re.DOTALL | re.IGNORECASE,
 )
 # invisible ink: "\\phantom{\\boxed{5}}" (space of the size of the box, nothing shown), white on white
-_INVISIBLE_GROUP = re.compile(r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\})\s*(?=\{)")
+_INVISIBLE_GROUP = re.compile(
+    r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\}|[bx]?cancel|sout|st|xout)\s*(?=\{)"
+)
 _COLOR_SWITCH = re.compile(r"\\color\s*\{\s*(?:white|transparent)\s*\}")
-
-
-def _blank(text: str, a: int, b: int) -> str:
-    return text[:a] + " " * (b - a) + text[b:]
 
 
 def _hide_invisible(text: str) -> str:
     """``text`` with what a reader never sees blanked (same length, so positions hold): HTML comments,
     ``\\iffalse ... \\fi``, comment environments, TeX ``%`` comments that hold a box, ``display:none``
-    elements, and ``\\phantom`` / white ``\\textcolor`` groups or ``\\color{white}`` runs that hold a box."""
-    for m in reversed(list(_HIDDEN.finditer(text))):
-        if m.group().startswith("%") and not _BOX_START.search(m.group()):
-            continue  # a "%" that hides no box: leave the text alone
-        text = _blank(text, m.start(), m.end())
-    for m in reversed(list(_INVISIBLE_GROUP.finditer(text))):
-        close = _closers_from(text, m.end())
-        if close is not None and _BOX_START.search(text, m.end(), close):
-            text = _blank(text, m.start(), close + 1)
-    for m in reversed(list(_COLOR_SWITCH.finditer(text))):
+    elements, struck-out text that holds a box (``\\cancel``, ``\\sout``, ``~~``, ``<del>``), and
+    ``\\phantom`` / white ``\\textcolor`` groups or ``\\color{white}`` runs that hold a box. Linear: one brace
+    map, one rebuild."""
+    spans: list[tuple[int, int]] = []
+    for m in _HIDDEN.finditer(text):
+        if m.group().startswith(("%", "~~")) and not _BOX_START.search(m.group()):
+            continue  # a "%" or a strike-through that holds no box: leave the text alone
+        spans.append((m.start(), m.end()))
+    groups = list(_INVISIBLE_GROUP.finditer(text))
+    if groups:
+        closers = _closers(text)
+        for m in groups:
+            close = closers.get(m.end())
+            if close is not None and _BOX_START.search(text, m.end(), close):
+                spans.append((m.start(), close + 1))
+    for m in _COLOR_SWITCH.finditer(text):
         end = _group_end(text, m.end())
         if _BOX_START.search(text, m.end(), end):
-            text = _blank(text, m.start(), end)
-    return text
+            spans.append((m.start(), end))
+    if not spans:
+        return text
+    spans.sort()
+    out, pos = [], 0
+    for a, b in spans:
+        if b <= pos:
+            continue
+        a = max(a, pos)
+        out.append(text[pos:a])
+        out.append(" " * (b - a))
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
 
 
-def _closers_from(text: str, open_idx: int) -> int | None:
-    depth = 0
-    for m in _BRACE_EVENTS.finditer(text, open_idx):
-        if m.group() == "{":
-            depth += 1
-        elif m.group() == "}":
-            depth -= 1
-            if depth == 0:
-                return m.start()
-    return None
+_GROUP_SCAN = 2000  # how far a colour switch's group is looked for
 
 
 def _group_end(text: str, start: int) -> int:
-    """Where the group a switch such as ``\\color{white}`` acts in ends: its closing brace, the end of the
-    math, or the end of the line."""
-    depth = 0
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch == "{" and text[i - 1] != "\\":
-            depth += 1
-        elif ch == "}" and text[i - 1] != "\\":
-            if depth == 0:
-                return i
-            depth -= 1
-        elif ch in "$\n" and depth == 0:
-            return i
-    return len(text)
+    """Where the group a switch such as ``\\color{white}`` acts in ends: the next closing brace, the end of
+    the math or the end of the line, within :data:`_GROUP_SCAN` characters."""
+    m = _GROUP_STOP.search(text, start, start + _GROUP_SCAN)
+    return m.start() if m else min(len(text), start + _GROUP_SCAN)
+
+
+_GROUP_STOP = re.compile(r"(?<!\\)[}$\n]")
 
 
 _DENIAL = (
@@ -245,13 +248,34 @@ _DENIAL = (
 )
 # right after an answer: "\\boxed{5} (wrong)", "\\boxed{5} is wrong", "$\\boxed{5}$ is not the answer", "\\boxed{5} ✗"
 _DENIED_AFTER = re.compile(
-    rf"[\s$]*(?:\\\]|\\\))?[\s$]*(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)"
+    r"(?:[\s$.,{~^_]|\\\]|\\\)|\\(?:footnote|text|textsuperscript|textsubscript|mbox|quad|qquad)\b){0,12}"
+    rf"(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)|(?:{_DENIAL}|nope)\b"
+    r"|\\(?:xmark|crossmark|ding\{55\}|times\s*$)"
     rf"|(?:is|was|seems|looks|would\s+be)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
     r"|[\u2717\u2718\u274c\u2716])",
     re.IGNORECASE,
 )
 # right before it: "The answer is not \\boxed{5}", "isn't $\\boxed{5}$"
 _DENIED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s*(?:\$+|\\\(|\\\[)?\s*$", re.IGNORECASE)
+
+
+# the response takes its last answer back in what follows it: "\\boxed{5}. Wait, that's wrong.", "Scratch that."
+_RETRACTION = re.compile(
+    r"^(?:[^.!?\n]{0,80}[.!?\n])??\s*(?:wait|hmm+|actually|oops|scratch\s+that|just\s+kidding|jk|never\s*mind|"
+    r"on\s+second\s+thought|no,?\s+wait)\b"
+    r"|\bI\s+(?:retract|take\s+(?:it|that)\s+back)\b"
+    r"|\b(?:that|this|my\s+answer|the\s+answer|it)(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+right|a\s+mistake)\b",
+    re.IGNORECASE,
+)
+_RETRACTION_WINDOW = 400
+
+
+def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[bool, ...]) -> tuple[bool, ...]:
+    """``negated`` with the last answer marked when the text right after it takes it back."""
+    tail = text[spans[-1][1] : spans[-1][1] + _RETRACTION_WINDOW]
+    if not tail.strip() or not _RETRACTION.search(tail):
+        return negated
+    return (*negated[:-1], True)
 
 
 def _box_denied(text: str, span: tuple[int, int]) -> bool:
@@ -526,12 +550,17 @@ def _all_phrases(text: str) -> list[tuple[str, tuple[int, int], bool]]:
     response denies it ("Answer: 5 (wrong)"), in order."""
     if not _may_have_phrase(text, 0):
         return []
+    matches = list(_PHRASES.finditer(text))[-MAX_PHRASES:]
     out = []
-    for m in _PHRASES.finditer(text):
+    for m in matches:
         found = _phrase_answer(text, m)
         if found is not None:
             out.append(found)
     return out
+
+
+#: answer phrases read per response (the last ones): more than a few distinct values is enumeration anyway
+MAX_PHRASES = 32
 
 
 def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int], bool] | None:

@@ -91,6 +91,7 @@ _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 # "\\frac{\\sqrt3}2": a braced numerator (one level of nesting) and a bare one-character denominator
 _FRAC_DEN_BARE = re.compile(r"\\frac\s*(\{(?:[^{}]|\{[^{}]*\})*\})\s*([0-9a-zA-Z])")
 _SPACES = re.compile(r"\s+")
+_PHANTOM_GROUP = re.compile(r"\\[hv]?phantom\s*\{(?:[^{}]|\{[^{}]*\})*\}")
 _TEXT_ONLY = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
 _CLOCK = re.compile(r"^\s*(\d{1,2}):([0-5]\d)\s*(?:([AaPp])\.?\s*[Mm]\.?)?\s*$")
 # a doubly escaped command (two backslashes before ``frac``: JSON or a Python string escaped twice) is the
@@ -128,6 +129,8 @@ def _normalize(text: str) -> str:
     if clock:  # "4:30 \text{ p.m.}", "\text{4:30 p.m.}", "4:30 PM": one spelling of a time of day
         hours, minutes, half = clock.groups()
         return f"{int(hours)}:{minutes}" + (f"\\text{{{half.lower()}m}}" if half else "")
+    if "phantom" in s:  # "\\hphantom{7}5": space the size of 7, nothing shown
+        s = _PHANTOM_GROUP.sub(" ", s)
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
     for token in _DROP:
         s = s.replace(token, " ")
