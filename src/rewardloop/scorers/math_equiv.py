@@ -156,8 +156,11 @@ def judge(
             found = found._replace(answers=(stated[0],), method="prose", spans=(stated[1],), negated=(False,))
     if prompt is not None and len(found.answers) > 1:
         found = _drop_copied(found, prompt)
+    by_option = False
     if prompt is not None and found.answers and all(_is_choice(normalize(g)) for g in golds):
+        before = found.answers
         found = _as_options(found, prompt)
+        by_option = found.answers != before
     chosen = select_final(
         found,
         normalize,
@@ -167,6 +170,8 @@ def judge(
     )
     clock.lap("extract")
     verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
+    if by_option:
+        verdict.rule = "option_content"
     if chosen.ignored:
         verdict.reason = "ignored boxes: " + ", ".join(sorted(set(chosen.ignored)))
     if found.reopened:
@@ -412,7 +417,7 @@ def _hundredths(node: Node) -> Node:
 
 def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
     if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
-        verdict.value, verdict.stage = 0.0, "multiple_answers"
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
         verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
         return verdict
     if any(r is None for r in results):
@@ -422,6 +427,7 @@ def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n:
     verdict.stage = stages[-1] if all(results) else _deciding_stage(stages)
     if n > 1 and verdict.value == 0.0:
         verdict.stage, verdict.reason = "multiple_answers", f"{n} distinct final answers, none equivalent"
+        verdict.rule = "hedge"
     return verdict
 
 
