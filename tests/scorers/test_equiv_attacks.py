@@ -116,12 +116,16 @@ PERCENT_MISSES = [
     ("0.8", "\\boxed{0.8%}"),
     ("50", "\\boxed{0.5\\%}"),
     ("0.005", "\\boxed{5\\%}"),
+    ("0.5\\%", "\\boxed{0.5}"),  # 0.5 is 50%
+    ("0.25\\%", "\\boxed{0.25}"),
 ]
 PERCENT_EQUAL = [
     ("0.5", "\\boxed{50\\%}"),
     ("0.005", "\\boxed{0.5\\%}"),
     ("50", "\\boxed{50\\%}"),  # a gold above 1 with a percent answer: the percentage itself
     ("12.5\\%", "\\boxed{0.125}"),
+    ("50\\%", "\\boxed{0.5}"),  # the same quantity
+    ("10\\%", "\\boxed{10}"),
 ]
 
 

@@ -323,7 +323,7 @@ def _one_answer(
     p_pct = "%" in raw or "ercent" in raw or "pct" in raw
     p_pct = p_pct and bool(_PERCENT_SIGN.search(raw))
     for graw, g in zip(golds, gold_norm, strict=True):
-        if g and norm == g and (not p_pct or _percent_as_written(graw, g, asked)):
+        if g and norm == g and _percent_as_written(graw, g, asked, p_pct):
             return True, "normalized"
     pairs = _node_pairs(raw, norm, golds, gold_norm, p_pct, asked)
     undecided = False
@@ -373,7 +373,7 @@ def _node_pairs(
     for graw, g in zip(golds, gold_norm, strict=True):
         choice = _is_choice(g)
         gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
-        if not p_pct or _percent_as_written(graw, g, asked):
+        if _percent_as_written(graw, g, asked, p_pct):
             pairs.append((gnode, pnode))
         if p_pct and pnode.kind == "number":
             pairs.append((gnode, _hundredths(pnode)))
@@ -393,14 +393,15 @@ def _asks_percent(prompt: object) -> bool | None:
     return bool(_ASKS_PERCENT.search(text)) if text else None
 
 
-def _percent_as_written(graw: str, gnorm: str, asked: bool | None) -> bool:
-    """Whether a response's ``p%`` may answer a gold ``p`` (the percent sign as a unit, not as hundredths).
+def _percent_as_written(graw: str, gnorm: str, asked: bool | None, p_pct: bool = True) -> bool:
+    """Whether the gold and the response may be compared as written when only one has a percent sign
+    (``p%`` against ``p``: the sign as a unit rather than as hundredths).
 
-    When the gold has a percent sign itself, or the question asks for a percentage. Without a question to
-    read, only for a gold outside [-1, 1]: a ``0.5%`` answer to a gold ``0.5`` is 0.005 (a policy could
-    otherwise add a percent sign to any probability and be read both ways).
+    When the question asks for a percentage. Without a question to read, only for a value outside [-1, 1]:
+    ``0.5%`` against a gold ``0.5`` is 0.005, and ``0.5`` against a gold ``0.5%`` is 50% (a policy could
+    otherwise add or drop a percent sign and be read both ways). Both with a sign, or neither: as written.
     """
-    if _PERCENT_SIGN.search(graw):
+    if p_pct == bool(_PERCENT_SIGN.search(graw)):
         return True
     if asked is not None:
         return asked
