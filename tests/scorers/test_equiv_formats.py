@@ -176,3 +176,37 @@ def test_answer_phrases_restating_the_prompts_examples_are_set_aside(rule):
     # an answer that happens to be an example's letter still counts when it is the only one
     assert value("B", "So 6. The answer is (B).") == 1.0
     assert value("D", "The answer is (B).\nThe answer is (A).") == 0.0
+
+
+# structured answers (issue 21, class 4): (gold, response, prompt)
+STRUCTURED_EQUAL = [
+    ("16", "Therefore, \\( \\boxed{|r-s| = 16} \\).", "Find $|r-s|$."),
+    ("4027", "**Final Answer:** \\(x + y = 4027\\).", "Compute $x+y$."),
+    ("5,-2", "**Final Answer:** The values are \\(x = 5\\) and \\(x = -2\\).", None),
+    ("1,2,3", "\\boxed{(1, 2, 3)}", None),
+    ("7", "**Answer:** Verna received \\$7.00 in change.", None),
+]
+STRUCTURED_MISSES = [
+    ("4", "\\boxed{x^2 = 16}", "If $x^2 = 16$, find $x$."),  # the equation's other side is no answer
+    ("16", "\\boxed{x^2 = 16}", "Find $x$."),  # x^2 is not what is asked
+    ("16", "\\boxed{|r-s| = 15}", "Find $|r-s|$."),
+    ("1,2,3", "\\boxed{(1, 3, 2)}", None),  # a tuple is ordered
+    ("1,2", "\\boxed{[1, 2]}", None),  # an interval is no list
+    ("1,2,3", "\\boxed{(1, 2)}", None),
+    ("7", "**Answer:** Verna received \\$7.00 or \\$8 in change.", None),
+    ("7", "**Answer:** Verna received about \\$7 in change.", None),
+    ("x + y = 4027", "\\boxed{4027}", "Compute $x+y$."),  # an equation gold is compared as an equation
+]
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_structured_answers(rule):
+    scorer = MathEquivScorer(multiple_answers=rule)
+
+    def value(gold, response, prompt):
+        sample = Sample(response=response, ground_truth=gold, prompt=prompt)
+        return (scorer.quick(sample) or scorer.score(sample)).value
+
+    assert [r for g, r, p in STRUCTURED_EQUAL if value(g, r, p) != 1.0] == []
+    assert [r for g, r, p in STRUCTURED_MISSES if value(g, r, p) != 0.0] == []
+    assert len(STRUCTURED_MISSES) > len(STRUCTURED_EQUAL)

@@ -580,6 +580,7 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
         m = _PROSE_VALUE.match(answer)
         if m and _MATHY.search(m.group(1)):
             answer = m.group(1).strip()
+
     if not answer:
         return None
     at = rest.find(answer)
@@ -591,6 +592,9 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
         answer = _REMARK.sub("", answer) or answer  # "5 (the diagonal)"
     if " " in answer or "," in answer:
         answer = _LEAD_ADVERB.sub("", _REASON.sub("", answer)).strip() or answer
+    if len(_WORDS.findall(answer.replace("$", " "))) >= 3 and not _PROSE_VALUE.match(answer):
+        one = _one_value(answer)  # "Answer: Verna received $7.00 in change." states 7.00
+        answer = one if one is not None else answer
     return (answer, (last.start(), end), denied) if answer else None
 
 
@@ -853,7 +857,7 @@ _APPROX_WORDS = re.compile(
 )
 _PROSE_VALUES = re.compile(
     r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|\*\*(.+?)\*\*"
-    r"|(?<![\w.])(-?\d[\d,]*(?:\.\d+)?(?:/\d+)?)(?![\w/])",
+    r"|(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?)(?![\w/])",
     re.DOTALL,
 )
 _SENTENCE_BREAK = re.compile(r"(?:[.!?\u3002](?:\*\*)?\s+|\n|\\\]\s*|\$\$\s+)(?=\S)")
@@ -923,6 +927,19 @@ def _in_prompt(key: str, prompt: PromptFacts) -> bool:
 
 
 _MATH_CHARS = re.compile(r"[A-Za-z\\^_]")
+
+
+def _one_value(sentence: str) -> str | None:
+    """The one value a sentence states (no alternative, negation or approximation), or None."""
+    if _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence) or _APPROX_WORDS.search(sentence):
+        return None
+    plain = sentence.replace("\\$", " ")
+    found = {}
+    for m in _PROSE_VALUES.finditer(plain):
+        raw = next(g for g in m.groups() if g is not None).strip()
+        if raw and (_DIGIT.search(raw) or "\\" in raw):
+            found.setdefault(raw.replace(",", "").replace(" ", ""), raw)
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 class PromptFacts(NamedTuple):

@@ -134,6 +134,8 @@ def _normalize(text: str) -> str:
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
     for token in _DROP:
         s = s.replace(token, " ")
+    if "\\(" in s or "\\)" in s:  # "\\(x = 5\\) and \\(x = -2\\)": inline-math delimiters inside an answer
+        s = s.replace("\\(", " ").replace("\\)", " ")
     if any(w in s for w in ("style", "size", "arge", "ARGE", "tiny", "small", "uge")):
         s = _SIZES.sub(lambda m: f" {m.group(1) or ''} ", s)
     for old, new in _REPLACE:

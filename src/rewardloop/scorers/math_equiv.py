@@ -187,6 +187,8 @@ def judge(
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    if prompt is not None and any("=" in a for a in answers):
+        answers = [_asked_quantity(a, prompt, golds) for a in answers]
     if len(answers) == 1 and _exact(answers[0], golds):
         verdict.value, verdict.stage, verdict.per_answer = 1.0, "exact", [True]
         return verdict  # the common case, settled before any normalisation
@@ -283,6 +285,22 @@ def _exact(answer: str, golds: Sequence[str]) -> bool:
         if answer == g.strip():
             return True
     return False
+
+
+def _asked_quantity(answer: str, prompt: object, golds: Sequence[str]) -> str:
+    """``L = R`` read as ``R`` when ``L`` is a quantity the question writes (``|r-s| = 16`` for "find
+    :math:`|r-s|`", ``x + y = 4027``) and no gold is an equation; else the answer as written."""
+    if any("=" in normalize(g) for g in golds):
+        return answer
+    norm = normalize(answer)
+    sides = split_top(norm, "=")
+    if len(sides) != 2 or not sides[0].strip() or not sides[1].strip():
+        return answer
+    lhs = sides[0].strip()
+    if len(lhs) < 2 or not re.search(r"[A-Za-z]", lhs):
+        return answer
+    text = re.sub(r"\s+", "", _prompt_text(prompt)).replace("\\left", "").replace("\\right", "")
+    return sides[1].strip() if lhs in text else answer
 
 
 def _each_answers(answers: Sequence[str], golds: Sequence[str]) -> bool:
@@ -468,6 +486,14 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equal(*solutions, rel_tol, leaf)
     if g.kind in ("set", "list") and p.kind in ("set", "list"):
         return _unordered(g.items, p.items, rel_tol, leaf)
+    if g.kind == "list" and p.kind == "tuple":
+        # "(1000, 10)" for the gold "10^3, 10": the same values in the same order (an ordered match is
+        # stricter than the list's unordered one); not the other way round: a gold pair or interval "(1,3)"
+        # is not answered by a list or set "{1,3}"
+        plain = all(k.kind not in ("eq", "ineq") for k in (*g.items, *p.items))
+        if plain and (p.open, p.close) == ("(", ")") and len(g.items) == len(p.items):
+            return _all_pairs(g.items, p.items, rel_tol, leaf)
+        return False
     if g.kind == "tuple" and p.kind == "tuple":
         if (g.open, g.close) != (p.open, p.close) or len(g.items) != len(p.items):
             return False
