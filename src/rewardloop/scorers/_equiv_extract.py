@@ -518,14 +518,33 @@ _A_COLON = re.compile(r"A\s*:")
 
 
 def _may_have_phrase(text: str, start: int) -> bool:
-    """Whether ``text[start:]`` holds what every answer phrase needs: "answer" (or "option", "choice"),
-    "####" or "A:". Searching for these is a fraction of the cost of the phrase pattern itself, which a
-    long tail of text after the last box (degenerate output: kilobytes of it) would otherwise pay in full."""
-    return (
-        text.find("####", start) >= 0
-        or _A_COLON.search(text, start) is not None
-        or _ANSWER_WORD.search(text, start) is not None
-    )
+    """Whether ``text[start:]`` holds what every answer phrase needs: "answer" (or "option", "choice", or a
+    marker of another language), "####" or "A:". Substring tests on the lower-cased text cost a fraction of
+    the phrase pattern itself, which a long tail of text after the last box (degenerate output: kilobytes of
+    it) would otherwise pay in full."""
+    t = text[start:] if start else text
+    if "####" in t:
+        return True
+    low = t.lower()
+    for word in _ASCII_MARKERS:
+        if word in low:
+            return True
+    if not t.isascii():
+        for word in _OTHER_MARKERS:
+            if word in low:
+                return True
+    return _A_COLON.search(t) is not None
+
+
+_ASCII_MARKERS = ("answer", "option", "choice", "ponse", "antwort", "respuesta", "resposta", "risposta")
+_OTHER_MARKERS = (
+    "\u7b54\u6848",
+    "\u6545\u9009",
+    "\u6240\u4ee5\u9009",
+    "\u7b54\u3048",
+    "\u043e\u0442\u0432\u0435\u0442",
+    "r\u00e9ponse",
+)
 
 
 def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
