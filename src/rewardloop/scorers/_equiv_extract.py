@@ -569,7 +569,8 @@ def _all_phrases(text: str) -> list[tuple[str, tuple[int, int], bool]]:
     response denies it ("Answer: 5 (wrong)"), in order."""
     if not _may_have_phrase(text, 0):
         return []
-    matches = list(_PHRASES.finditer(text))[-MAX_PHRASES:]
+    begin = max(0, len(text) - PHRASE_WINDOW)
+    matches = list(_PHRASES.finditer(text, begin))[-MAX_PHRASES:]
     out = []
     for m in matches:
         found = _phrase_answer(text, m)
@@ -580,6 +581,10 @@ def _all_phrases(text: str) -> list[tuple[str, tuple[int, int], bool]]:
 
 #: answer phrases read per response (the last ones): more than a few distinct values is enumeration anyway
 MAX_PHRASES = 32
+#: answer phrases are looked for in the last this many characters (a phrase further back is separated from
+#: the final answer by that much text: work, so an intermediate result under the "final" rule; the "wrong"
+#: rule does not see it)
+PHRASE_WINDOW = 4096
 
 
 def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int], bool] | None:
