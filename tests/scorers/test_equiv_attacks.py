@@ -234,6 +234,12 @@ RETRACTION_MISSES = [
     ("5", "\\boxed{5}\n\nHmm, actually no."),
     ("5", "\\boxed{5}\n\nI retract that answer."),
     ("5", "Answer: 5\nOops, never mind."),
+    ("5", "\\boxed{5}\n\nNo."),
+    ("5", "\\boxed{5}\n\n**Wrong.**"),
+    ("5", "\\boxed{5} \u2014 false"),
+    ("5", "\\boxed{5}. NOT."),
+    ("5", "\\boxed{5}?"),
+    ("5", "Is the answer \\boxed{5}?"),
 ]
 RETRACTION_EQUAL = [
     ("5", "Answer: 5"),
@@ -245,6 +251,8 @@ RETRACTION_EQUAL = [
     ("5", "\\boxed{5}\n\nFinal Answer: The final answer is 5. I hope it is correct."),
     ("5", "\\boxed{\\hphantom{7}5}"),
     ("5", "The answer is 5.\n\nLet me verify: 2 + 3 = 5, which checks out."),
+    ("5", "\\boxed{5}. No other value works."),
+    ("5", "\\boxed{5}\n\nNote: the other roots are complex."),
 ]
 
 

@@ -27,6 +27,13 @@ PROSE_MISSES = [
     ("8", "We get 5 + 3 = 8.\n\nNext we check the pears."),  # a number mid-reasoning, no conclusion
     ("8", "<think>\n5 + 3 = 8. Therefore, Tom has 8 apples."),  # still thinking
     ("8", "5 + 3 = 8. Therefore, Tom has 9 apples."),  # wrong
+    ("8", "Therefore, Tom has at least 8 apples."),  # a bound is no value
+    ("8", "Therefore, Tom has fewer than 8 apples."),
+    ("8", "Therefore, Tom has under 8 apples."),
+    ("8", "Thus the count is 8 if he kept all of them."),  # a condition
+    ("8", "Therefore, Tom probably has 8 apples."),  # a guess
+    ("8", "Therefore, Tom has 8 apples, I think."),
+    ("8", "Therefore, Tom has 8 apples, unless he has 9."),
 ]
 PROSE_EQUAL = [
     ("8", "He had 5 and bought 3 more: 5 + 3 = 8. Therefore, Tom has 8 apples now."),
@@ -34,6 +41,7 @@ PROSE_EQUAL = [
     ("8", "Adding, \\(5 + 3 = 8\\). Hence \\(n = 8\\)."),
     ("8", "5 + 3 = 8. So, in total, Tom has $8$ apples."),
     ("\\frac{8}{15}", "Of the 15 fruits, 8 are apples. Therefore, the fraction is $\\frac{8}{15}$."),
+    ("8", "Thus, the number of apples is **8**, occurring under the conditions of the problem."),
 ]
 
 

@@ -252,7 +252,8 @@ _DENIED_AFTER = re.compile(
     rf"(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)|(?:{_DENIAL}|nope)\b"
     r"|\\(?:xmark|crossmark|ding\{55\}|times\s*$)"
     rf"|(?:is|was|seems|looks|would\s+be)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
-    r"|[\u2717\u2718\u274c\u2716])",
+    r"|[\u2717\u2718\u274c\u2716]"
+    r"|\?)",  # "\\boxed{8}?", "Is the answer \\boxed{8}?": asked, not answered
     re.IGNORECASE,
 )
 # right before it: "The answer is not \\boxed{5}", "isn't $\\boxed{5}$"
@@ -263,6 +264,7 @@ _DENIED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s*(?:\$+|\\\(|\\\[)?\s*$", r
 _RETRACTION = re.compile(
     r"^(?:[^.!?\n]{0,80}[.!?\n])??\s*(?:wait|hmm+|actually|oops|scratch\s+that|just\s+kidding|jk|never\s*mind|"
     r"on\s+second\s+thought|no,?\s+wait)\b"
+    r"|^[^\w]*(?:no|nope|not|wrong|incorrect|false|untrue)\b[^\w]*(?:$|[.!]\s|\n)"  # "\n\nNo.", "**Wrong.**", "— false"
     r"|\bI\s+(?:retract|take\s+(?:it|that)\s+back)\b"
     r"|\b(?:that|this|my\s+answer|the\s+answer|it)(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+right|a\s+mistake)\b",
     re.IGNORECASE,
@@ -879,6 +881,14 @@ _APPROX_WORDS = re.compile(
     r"\b(?:approximately|approx|about|around|roughly|nearly|almost|estimated?|close\s+to)\b|\\approx|\u2248|~",
     re.IGNORECASE,
 )
+# a bound, a condition or a guess makes a sentence state something other than the value itself
+_QUALIFIED = re.compile(
+    r"\b(?:at\s+(?:least|most)|(?:fewer|less|more|greater|smaller|larger)\s+than|up\s+to|no\s+more|"
+    r"(?:over|under|below|above)(?=\s*(?:\$|\\\(|\*\*|-?\d))|between|if|unless|provided|assuming|suppose|"
+    r"probably|likely|guess|think|believe|seems?|"
+    r"perhaps|hopefully)\b",
+    re.IGNORECASE,
+)
 _PROSE_VALUES = re.compile(
     r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|\*\*(.+?)\*\*"
     r"|(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?)(?![\w/])",
@@ -917,7 +927,7 @@ def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str,
         return None
     if "?" in sentence or _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence):
         return None
-    if _APPROX_WORDS.search(sentence):
+    if _APPROX_WORDS.search(sentence) or _QUALIFIED.search(sentence):
         return None
     plain = sentence.replace("\\$", " ")
     values: dict[str, tuple[str, tuple[int, int], bool]] = {}
@@ -954,8 +964,10 @@ _MATH_CHARS = re.compile(r"[A-Za-z\\^_]")
 
 
 def _one_value(sentence: str) -> str | None:
-    """The one value a sentence states (no alternative, negation or approximation), or None."""
+    """The one value a sentence states (no alternative, negation, approximation or qualifier), or None."""
     if _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence) or _APPROX_WORDS.search(sentence):
+        return None
+    if _QUALIFIED.search(sentence):
         return None
     plain = sentence.replace("\\$", " ")
     found = {}
