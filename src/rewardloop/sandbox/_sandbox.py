@@ -612,7 +612,9 @@ def _environment(workdir: str, toolchains: Mapping[str, Toolchain | None]) -> di
             if d not in extra and d not in _STD_PATH.split(":"):
                 extra.append(d)
     path = ":".join([_STD_PATH, *extra])
-    return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", **_THREAD_CAPS}
+    # PYTHONBREAKPOINT=0: a breakpoint() never starts pdb (which reads rc files from the cwd and HOME)
+    env = {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONBREAKPOINT": "0"}
+    return {**env, **_THREAD_CAPS}
 
 
 def _account_cpu(out: Outcome, cgroup_cpu_s: float | None, rusage_complete: bool) -> None:
