@@ -218,7 +218,7 @@ def test_environment_is_scrubbed(sandbox, monkeypatch):
     code = "import os, json\nprint(json.dumps(dict(os.environ)))"
     env = __import__("json").loads(sandbox.run(code).stdout)
     assert "REWARDLOOP_TEST_SECRET" not in env
-    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "PWD"}
+    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "PYTHONBREAKPOINT"}
     assert set(env) - allowed <= {k for k in env if k.endswith(("_THREADS", "_MAXIMUM_THREADS"))}
     assert env["HOME"] == env["TMPDIR"] and env["OPENBLAS_NUM_THREADS"] == "1"
 

@@ -254,7 +254,8 @@ def _probe(mode: str) -> str | None:
 
 
 def choose_isolation(requested: str) -> str:
-    """The backend to use. ``auto`` prefers unshare, then bwrap, then none (with a warning)."""
+    """The backend to use. ``auto`` is unshare, else bwrap, else a :class:`ConfigError` saying why neither
+    works: it never falls back to ``none``, which runs only when it is named."""
     if requested not in ISOLATIONS:
         raise ConfigError(f"Unknown sandbox isolation {requested!r}. Allowed: {', '.join(ISOLATIONS)}")
     if requested != "auto":
@@ -262,13 +263,18 @@ def choose_isolation(requested: str) -> str:
         if why:
             raise ConfigError(f"Sandbox isolation {requested!r} is not available here: {why}")
         return requested
+    reasons = {}
     for mode in ("unshare", "bwrap"):
-        if _probe(mode) is None:
+        why = _probe(mode)
+        if why is None:
             return mode
-    why = _probe("none")
-    if why:
-        raise ConfigError(f"No sandbox isolation is available here: {why}")
-    return "none"
+        reasons[mode] = why
+    raise ConfigError(
+        "No sandbox isolation is available here ("
+        + "; ".join(f"{mode}: {why}" for mode, why in reasons.items())
+        + "). Install bubblewrap or run as root; to run untrusted code with this user's rights, network "
+        "and files anyway, name it: isolation='none' (or REWARDLOOP_SANDBOX_ISOLATION=none)"
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -416,9 +422,9 @@ class BwrapBackend(Backend):
         return Workdir(wd.name, wd.inner, wd.host, build)
 
     def wrap(self, inner: list[str], wd: Workdir, uid: int, network: bool) -> list[str]:
-        # --bind (not --dev-bind): bwrap remounts / and every mount below it nosuid,nodev, and fails if
-        # it cannot; --dev then replaces /dev with a few device nodes
-        argv = ["bwrap", "--bind", "/", "/"]
+        # --ro-bind (not --dev-bind): bwrap remounts / and every mount below it read-only, nosuid and
+        # nodev, and fails if it cannot; --dev then replaces /dev with a few device nodes
+        argv = ["bwrap", "--ro-bind", "/", "/"]
         for path in self._plan.hidden:
             if not _under(path, "/dev"):  # replaced by --dev below
                 argv += ["--tmpfs", path]
@@ -434,6 +440,11 @@ class BwrapBackend(Backend):
             source = os.path.join(self._cache_dir, wd.build)
             argv += ["--ro-bind", source, os.path.join(wd.host, os.path.basename(wd.build))]
         argv += ["--proc", "/proc", "--dev", "/dev"]
+        # The hidden tmpfs mounts and /dev are the sandbox user's own under a user namespace, and no
+        # memory limit counts them: once the mount points inside them exist, they become read-only, so
+        # the working directory (its own bind mount) is the only place a run can write.
+        for path in (*(h for h in self._plan.hidden if not _under(h, "/dev")), "/dev"):
+            argv += ["--remount-ro", path]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         if not network:
             argv.append("--unshare-net")
@@ -628,7 +639,8 @@ libc.mount.argtypes = (ctypes.c_char_p,) * 3 + (ctypes.c_ulong, ctypes.c_char_p)
 libc.umount2.argtypes = (ctypes.c_char_p, ctypes.c_int)
 libc.syscall.restype = ctypes.c_long
 RDONLY, NOSUID, NODEV, NOEXEC, REMOUNT, BIND, REC, DETACH = 1, 2, 4, 8, 32, 4096, 16384, 2
-SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE, ATTR_NOSUID, ATTR_NODEV = 442, -100, 0x8000, 2, 4
+SYS_MOUNT_SETATTR, AT_FDCWD, AT_RECURSIVE = 442, -100, 0x8000
+ATTR_RDONLY, ATTR_NOSUID, ATTR_NODEV = 1, 2, 4
 DEVICES = cfg["devices"]
 
 def enc(s):
@@ -643,9 +655,12 @@ def mountinfo():
     with open("/proc/self/mountinfo") as fh:
         return fh.read()
 
-def nosuid_nodev_everywhere():
+def read_only_nosuid_nodev_everywhere():
+    # The host's mounts become read-only (a world-writable host directory such as /var/crash would
+    # keep state across runs, outside every quota), nosuid and nodev. The tmpfs mounts made below
+    # stay writable for root only (the runs' uids cannot write to them) and the runs' own tmpfs.
     # One call for the whole tree, mounts hidden under others included (Linux >= 5.12) ...
-    attr = (ctypes.c_uint64 * 4)(ATTR_NOSUID | ATTR_NODEV, 0, 0, 0)
+    attr = (ctypes.c_uint64 * 4)(ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0, 0, 0)
     args = (ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), b"/", ctypes.c_uint(AT_RECURSIVE))
     if libc.syscall(*args, ctypes.byref(attr), ctypes.c_size_t(32)) == 0:
         return
@@ -656,7 +671,7 @@ def nosuid_nodev_everywhere():
         point = line.split()[4].replace("\\040", " ")
         try:
             st = os.statvfs(point).f_flag
-            flags = REMOUNT | BIND | NOSUID | NODEV
+            flags = REMOUNT | BIND | RDONLY | NOSUID | NODEV
             flags |= sum(ms for bit, ms in st_to_ms.items() if st & bit)
             mount(None, point, None, flags, None)
         except OSError:
@@ -684,7 +699,7 @@ def bind_read_only(source, target):
 def setup():
     fds = [(target, os.open(source, os.O_PATH)) for target, source in cfg["exposed"]]
     cache = os.open(cfg["cache"], os.O_PATH | os.O_DIRECTORY) if cfg["cache"] else None
-    nosuid_nodev_everywhere()
+    read_only_nosuid_nodev_everywhere()
     for path in cfg["hidden"]:
         if path != "/dev" and not path.startswith("/dev/"):
             mount("tmpfs", path, "tmpfs", NOSUID | NODEV, "mode=755,size=4m,nr_inodes=65536")

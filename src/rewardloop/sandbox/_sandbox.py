@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import ConfigError, InvalidSampleError
 from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
 from ._isolation import (
+    ISOLATIONS,
     Backend,
     Cgroups,
     MountPlan,
@@ -87,8 +88,9 @@ class _State:
 class Sandbox:
     """Runs untrusted programs. See the package docstring for exactly what is isolated.
 
-    ``isolation``: ``"auto"`` (default: ``unshare`` as root, else ``bwrap`` if installed, else ``none``
-    with a warning), or one of them explicitly (a ConfigError says why it is unavailable).
+    ``isolation``: ``"auto"`` (default: ``unshare`` as root, else ``bwrap`` if it works here, else a
+    ConfigError: it never falls back to ``none``), or one of ``unshare``, ``bwrap``, ``none`` by name (a
+    ConfigError says why it is unavailable). ``none`` isolates nothing but resources: only when named.
     ``cache_dir``: where compiled programs are kept (default: a private temporary directory removed by
     :meth:`close`). ``cache_max_mb``: the cache's size cap (least recently used entries are removed
     past it; a build over a quarter of it is used once and not kept). ``max_parallel``: runs at once
@@ -753,10 +755,20 @@ _default: Sandbox | None = None
 _default_lock = threading.Lock()
 
 
+#: names the process-wide sandbox's isolation (default ``auto``); the only way to make it ``none``
+ENV_ISOLATION = "REWARDLOOP_SANDBOX_ISOLATION"
+
+
 def default_sandbox() -> Sandbox:
-    """The process-wide sandbox (``isolation="auto"``), created on first use."""
+    """The process-wide sandbox, created on first use: ``isolation="auto"``, or what
+    ``REWARDLOOP_SANDBOX_ISOLATION`` names (``none`` runs only when named there)."""
     global _default
     with _default_lock:
         if _default is None or _default._closed:
-            _default = Sandbox()
+            isolation = os.environ.get(ENV_ISOLATION) or "auto"
+            if isolation not in ISOLATIONS:
+                raise ConfigError(
+                    f"{ENV_ISOLATION}={isolation[:40]!r} is not a sandbox isolation. Allowed: {', '.join(ISOLATIONS)}"
+                )
+            _default = Sandbox(isolation=isolation)
         return _default
