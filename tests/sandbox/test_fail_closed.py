@@ -114,5 +114,5 @@ def test_an_unknown_isolation_in_the_environment_is_refused(monkeypatch):
 
     monkeypatch.setenv("REWARDLOOP_SANDBOX_ISOLATION", "nonee")
     monkeypatch.setattr(_sandbox, "_default", None)
-    with pytest.raises(ConfigError, match="REWARDLOOP_SANDBOX_ISOLATION.*auto, unshare, bwrap, none"):
+    with pytest.raises(ConfigError, match=r"REWARDLOOP_SANDBOX_ISOLATION.*auto, unshare, bwrap, none"):
         _sandbox.default_sandbox()

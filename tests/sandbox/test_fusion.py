@@ -25,7 +25,6 @@ import rewardloop
 from rewardloop.errors import InfraError, RateLimited
 from rewardloop.sandbox import Limits, RunStatus, fusion
 from rewardloop.sandbox.fusion import SandboxFusionClient, to_run_result
-from rewardloop.sandbox.harness import run_tests
 from rewardloop.sandbox.harness import TestStatus, run_tests
 from rewardloop.scorers.code import CodeScorer
 from rewardloop.types import Sample
