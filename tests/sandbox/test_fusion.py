@@ -370,4 +370,6 @@ def test_checker_takeover_fails_through_run_code(server_url):
         statuses = [r.status.value for r in run_tests(WRITE_RC + program, spec, sandbox=client)]
         assert "passed" not in statuses, (name, statuses)
     right = {"fn_name": "f", "inputs": [[]], "outputs": [42]}
-    assert [r.status.value for r in run_tests("def f():\n    return 42\n", right, sandbox=client)] == ["passed"]
+    assert [r.status.value for r in run_tests("def f():\n    return 42\n", right, sandbox=client)] == [
+        "passed"
+    ]

@@ -538,3 +538,12 @@ def test_infrastructure_errors_name_no_pid_or_sandbox_path(sandbox):
     assert message
     assert "rewardloop-sandbox-" not in message and "/proc/" not in message, message
     assert not re.search(r"\b(pid|holder)\D{0,3}\d", message) and str(os.getpid()) not in message, message
+
+
+def test_truncated_output_is_always_output_exceeded(any_sandbox):
+    # issue 23: a run that overflowed stderr and then exited reported FINISHED with truncated=True when
+    # the loop saw the exit before the overflowing chunk; the status no longer depends on that order
+    code = "import os, sys\nos.write(2, b'e' * 5000)\nos._exit(0)"
+    for _ in range(20):
+        result = any_sandbox.run(code, limits=Limits(output_bytes=1000))
+        assert result.truncated and result.status is RunStatus.OUTPUT_EXCEEDED, result

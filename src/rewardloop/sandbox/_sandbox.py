@@ -280,7 +280,10 @@ class Sandbox:
         cancel: threading.Event | None,
     ) -> RunResult:
         lang = resolve_language(language)
-        job = _Job.build(lang, code, stdin, limits, files, args)
+        try:
+            job = _Job.build(lang, code, stdin, limits, files, args)
+        except _ProgramFault as fault:
+            return RunResult(RunStatus.COMPILE_ERROR, exit_code=1, stderr=str(fault), error=str(fault))
         state = self._ensure()
         tc = state.toolchains.get(lang.name)
         if tc is None:
@@ -446,6 +449,11 @@ class Sandbox:
 # A validated request
 
 
+class _ProgramFault(Exception):
+    """Something the program itself decided (a name, a size) that the sandbox cannot hold: the program's
+    failure (a compile error), never a sandbox error, which callers retry as an outage."""
+
+
 @dataclass(frozen=True)
 class _Job:
     code: str
@@ -479,6 +487,11 @@ class _Job:
         for i, arg in enumerate(args):
             _encoded(f"args[{i}]", arg)
         source = lang.source_name(code)
+        if len(source.encode()) > NAME_MAX:  # the program named it (a Java public class): its failure
+            raise _ProgramFault(
+                f"sandbox: the source file {source[:60]!r}... would be named with {len(source.encode())} "
+                f"bytes, more than the file system's {NAME_MAX}"
+            )
         normalised = _check_files(files or {}, source)
         return cls(code, source, _as_bytes(stdin, "stdin"), limits, normalised, tuple(args))
 
