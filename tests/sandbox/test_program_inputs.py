@@ -8,7 +8,6 @@ the program's failure (``compile_error`` here), never as ours.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 
