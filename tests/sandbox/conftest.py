@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import sys
 import time
 
@@ -86,7 +87,9 @@ def skip_unless(sandbox: Sandbox, language: str) -> None:
 # checkout and calls what the test names, with the default (``auto``) isolation it gets as nobody.
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
-NOBODY = 65534
+# An unprivileged caller of its own: a uid no account and no earlier test session used, so keys, quotas and
+# files that other runs left on a shared host (under 65534, say) cannot change what the tests see.
+NOBODY = 0x7E000000 + secrets.randbelow(1 << 20)
 
 _NOBODY_SERVER = r"""
 import dataclasses, enum, importlib, json, sys

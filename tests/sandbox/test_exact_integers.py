@@ -68,7 +68,9 @@ def test_the_code_routes_refuse_a_near_integer(backend):
     for source in ("codecontests", "apps", "codeforces", "taco"):
         score = backend("rewardloop:default_compute_score", source, "```python\nprint(1000009.0)\n```", stdio)
         assert score == 0.0, source
-        score = backend("rewardloop:default_compute_score", source, "```python\ndef f():\n    return 1000007\n```", call)
+        score = backend(
+            "rewardloop:default_compute_score", source, "```python\ndef f():\n    return 1000007\n```", call
+        )
         assert score == 0.0, source
         right = backend("rewardloop:default_compute_score", source, "```python\nprint(1000000)\n```", stdio)
         assert right == 1.0, source

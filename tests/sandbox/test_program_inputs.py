@@ -24,7 +24,10 @@ JAVA = {
     "public_class_256_bytes_utf8": "public class " + "\u00e9" * 126 + " {\n" + MAIN + "}\n",
     "nested_class_300_chars": "public class Main {\n    static class " + "B" * 300 + " {}\n" + MAIN + "}\n",
     "package_component_300_chars": "package " + "p" * 300 + ";\npublic class Main {\n" + MAIN + "}\n",
-    "many_classes": "public class Main {\n" + MAIN + "}\n" + "".join(f"class C{i} {{}}\n" for i in range(3000)),
+    "many_classes": "public class Main {\n"
+    + MAIN
+    + "}\n"
+    + "".join(f"class C{i} {{}}\n" for i in range(3000)),
 }
 
 

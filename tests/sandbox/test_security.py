@@ -22,7 +22,7 @@ import pytest
 from rewardloop.sandbox import Limits, RunStatus, Sandbox
 from rewardloop.sandbox._isolation import project_root, unsafe_mounts
 
-from .conftest import ISOLATED, skip_unless, wait_until_gone
+from .conftest import ISOLATED, NOBODY, skip_unless, wait_until_gone
 
 pytestmark = pytest.mark.sandbox
 
@@ -822,11 +822,11 @@ def test_an_unprivileged_caller_is_isolated_by_bwrap():
     root = project_root()
     if root is None:
         pytest.skip("rewardloop is installed, not run from a checkout")
-    out = _script(UNPRIVILEGED.replace("CHECKOUT", repr(root)), user=65534)
+    out = _script(UNPRIVILEGED.replace("CHECKOUT", repr(root)), user=NOBODY)
     if out["isolation"] != "bwrap":
         pytest.skip(f"bubblewrap does not work for an unprivileged user here ({out['error']})")
     report = json.loads(out["out"])
-    assert report["uid"] == out["me"] == 65534  # its own uid, in a user namespace
+    assert report["uid"] == out["me"] == NOBODY  # its own uid, in a user namespace
     assert (report["nnp"], report["bnd"], report["eff"]) == ("1", ZERO_CAPS, ZERO_CAPS)
     assert report["nics"] == ["lo"] and report["checkout"] == "FileNotFoundError"
     assert unsafe_mounts(report["mountinfo"], out["devices"]) == []
@@ -835,7 +835,7 @@ def test_an_unprivileged_caller_is_isolated_by_bwrap():
 def test_an_unprivileged_callers_keys_stay_unreadable():
     _nobody_with_bwrap()
     _keyctl_known()
-    first, second = _keyring_runs("bwrap", user=65534)
+    first, second = _keyring_runs("bwrap", user=NOBODY)
     for run in (first, second):
         assert run["found"]["caller"][0] < 0 and run["found"]["caller"][1] is None
     assert all(k < 0 for k in second["found"]["previous"])

@@ -42,6 +42,7 @@ from ._languages import LANGUAGES, Language, Toolchain, resolve_language
 from ._launcher import LauncherPool
 from ._process import Outcome, supervise
 from ._types import Limits, RunResult, RunStatus
+from ._uids import UidPool
 
 __all__ = ["Sandbox", "default_sandbox"]
 
@@ -78,6 +79,7 @@ class _State:
     cgroups: Cgroups
     launchers: LauncherPool | None
     owns_cache: bool
+    uids: UidPool | None  # as root: the runs' uids (one run at a time each, keyrings emptied between)
 
     def slot(self, memory_bytes: int | None, max_tasks: int) -> Any:
         if self.launchers is None:
@@ -240,7 +242,8 @@ class Sandbox:
         )
         cache = CompileCache(cache_dir, self._cache_max_bytes)
         owns_cache = self._cache_dir_arg is None
-        return _State(base, cache_dir, cache, toolchains, backend, cgroups, launchers, owns_cache)
+        uids = UidPool() if backend.drops_privileges else None
+        return _State(base, cache_dir, cache, toolchains, backend, cgroups, launchers, owns_cache, uids)
 
     def _prepare(self, base: str) -> tuple[str, dict[str, Toolchain | None], MountPlan, Backend]:
         cache_dir = self._cache_dir_arg or os.path.join(base, "cache")
@@ -397,12 +400,20 @@ class Sandbox:
 
     @contextlib.contextmanager
     def _workdir(self, state: _State, quota: int, inodes: int, build: str | None = None) -> Any:
-        uid = _random_uid() if state.backend.drops_privileges else os.geteuid()
-        wd = state.backend.make_workdir(quota, inodes, uid, build)
+        pooled = state.uids is not None
+        uid = state.uids.take() if state.uids is not None else os.geteuid()
+        clean = False
         try:
-            yield wd, uid
+            wd = state.backend.make_workdir(quota, inodes, uid, build)
+            try:
+                yield wd, uid
+                clean = True
+            finally:
+                state.backend.remove_workdir(wd)
         finally:
-            state.backend.remove_workdir(wd)
+            if pooled:
+                assert state.uids is not None
+                state.uids.give(uid, retire=not clean)
 
     def _execute_in(
         self,
@@ -640,11 +651,6 @@ def _account_cpu(out: Outcome, cgroup_cpu_s: float | None, rusage_complete: bool
         out.cpu_s = None
 
 
-def _random_uid() -> int:
-    """A uid no real account uses, fresh per run, so RLIMIT_NPROC counts exactly this run's tasks."""
-    return 1_000_000 + secrets.randbelow(1 << 30)
-
-
 # ----------------------------------------------------------------------------------------------------------
 # Outcome -> RunResult
 
@@ -744,6 +750,8 @@ def _cleanup(owner_pid: int, holder: list[_State | None]) -> None:
     if state.launchers is not None:
         state.launchers.close()
     state.backend.close()
+    if state.uids is not None:
+        state.uids.close()
     if state.owns_cache or state.cache_dir.startswith(state.base + os.sep):
         shutil.rmtree(state.cache_dir, ignore_errors=True)
     shutil.rmtree(state.base, ignore_errors=True)

@@ -145,7 +145,9 @@ class CodeScorer(Scorer):
         self.language = language
         self.float_tol = float_tol
         if time_budget_s is not None and (
-            not isinstance(time_budget_s, int | float) or isinstance(time_budget_s, bool) or time_budget_s <= 0
+            not isinstance(time_budget_s, int | float)
+            or isinstance(time_budget_s, bool)
+            or time_budget_s <= 0
         ):
             raise ConfigError(f"time_budget_s must be a number > 0 or None, got {time_budget_s!r}")
         self.time_budget_s = None if time_budget_s is None else max(float(time_budget_s), float(wall_s))
