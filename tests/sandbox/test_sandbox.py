@@ -347,6 +347,9 @@ def test_missing_toolchain_is_a_sandbox_error(tmp_path):
 
 def test_a_broken_sandbox_is_reported_not_blamed_on_the_program(tmp_path):
     with Sandbox(cache_dir=str(tmp_path)) as sb:
+        # the sandbox itself is up (its mount holder answered) before the toolchain is broken: the one
+        # failure left is the missing interpreter, reported by the marker script, never by the program
+        assert sb.run("print(0)").stdout == "0\n"
         state = sb._ensure()
         tc = state.toolchains["python"]
         state.toolchains["python"] = type(tc)(tc.language, {"python": "/nonexistent/python"}, tc.roots, "")
@@ -484,7 +487,7 @@ def test_a_launcher_killed_mid_run_is_a_sandbox_error(tmp_path):
 def test_leftovers_of_dead_processes_are_removed(tmp_path):
     import tempfile
 
-    from rewardloop.sandbox._isolation import Cgroups
+    from rewardloop.sandbox._cgroups import Cgroups
 
     dead = 2**22 + 12345  # above the default pid_max: no such process
     stale = os.path.join(tempfile.gettempdir(), f"rewardloop-sandbox-{dead}-abcdef")

@@ -20,7 +20,8 @@ import time
 import pytest
 
 from rewardloop.sandbox import Limits, RunStatus, Sandbox
-from rewardloop.sandbox._isolation import project_root, unsafe_mounts
+from rewardloop.sandbox._backends import unsafe_mounts
+from rewardloop.sandbox._mounts import project_root
 
 from .conftest import ISOLATED, NOBODY, skip_unless, wait_until_gone
 
@@ -705,8 +706,8 @@ def test_no_cargo_fallback_when_rustc_cannot_name_its_sysroot(tmp_path, monkeypa
 
 
 def test_the_plan_never_keeps_the_root_or_a_home_visible():
-    from rewardloop.sandbox._isolation import plan_mounts
     from rewardloop.sandbox._languages import _root_of
+    from rewardloop.sandbox._mounts import plan_mounts
 
     assert _root_of("/bin/bash") == "/bin/bash"  # a host without merged /usr: not "/"
     assert _root_of(os.path.expanduser("~/bin/tool")) == os.path.expanduser("~/bin/tool")
@@ -723,7 +724,7 @@ with open("/opt/real-answers/key.txt", "w") as fh:
     fh.write("42")
 os.symlink("/opt/real-answers", "/opt/answers")
 from rewardloop.sandbox import Sandbox
-from rewardloop.sandbox._isolation import plan_mounts
+from rewardloop.sandbox._mounts import plan_mounts
 plan = plan_mounts([], [], defaults=["/opt/answers"])
 with Sandbox(isolation=ISOLATION, hidden_paths=["/opt/answers"]) as sb:
     seen = sb.run("import os\nprint(os.listdir('/opt/real-answers'))").stdout

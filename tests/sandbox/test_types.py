@@ -9,8 +9,8 @@ import pytest
 
 from rewardloop.errors import ConfigError
 from rewardloop.sandbox import Limits, RunResult, RunStatus
-from rewardloop.sandbox._isolation import MountPlan, plan_mounts, unreachable_for_others
 from rewardloop.sandbox._languages import java_names, resolve_language
+from rewardloop.sandbox._mounts import MountPlan, plan_mounts, unreachable_for_others
 
 
 def test_limits_defaults():

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import ConfigError
-from ._isolation import too_broad_to_expose
+from ._mounts import too_broad_to_expose
 from ._types import Limits
 
 __all__ = ["LANGUAGES", "Language", "Toolchain", "java_names", "resolve_language"]

@@ -34,7 +34,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from ._isolation import CgroupRun, Cgroups
+from ._cgroups import CgroupRun, Cgroups
 from ._process import Started
 
 __all__ = ["LauncherPool", "Slot"]

@@ -23,23 +23,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError, InvalidSampleError
-from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
-from ._isolation import (
+from ._backends import (
     ISOLATIONS,
     Backend,
-    Cgroups,
-    MountPlan,
     Workdir,
     choose_isolation,
     make_backend,
     marker_command,
-    pid_alive,
-    plan_mounts,
     prlimit_command,
-    unreachable_for_others,
 )
+from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
+from ._cgroups import Cgroups, pid_alive
 from ._languages import LANGUAGES, Language, Toolchain, resolve_language
 from ._launcher import LauncherPool
+from ._mounts import MountPlan, plan_mounts, unreachable_for_others
 from ._process import Outcome, supervise
 from ._types import Limits, RunResult, RunStatus
 from ._uids import UidPool
