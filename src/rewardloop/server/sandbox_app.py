@@ -18,8 +18,12 @@ Languages: ``python``, ``cpp``, ``c``, ``java``, ``nodejs`` (also ``javascript``
 Every request is bounded by a :class:`~rewardloop.server._config.RunCodeLimits` (defaults in
 ``docs/sandbox.md``): a body over ``max_body_bytes`` is HTTP 413, one that has not arrived within
 ``body_timeout_s`` is HTTP 408; a malformed field, or one over its limit (timeouts, memory, code, stdin,
-file sizes and count, file names), is HTTP 422 whose JSON names the ``field`` and the ``limit``; more than ``max_parallel + max_queued`` requests at once get HTTP 429 with
-``Retry-After``. ``SandboxError`` is kept for failures of the sandbox itself (clients retry those as
+file sizes and count, file names), is HTTP 422 whose JSON names the ``field`` and the ``limit``; more than
+``max_parallel + max_queued`` requests at once, or more than ``max_queued_bytes`` of their bodies, get
+HTTP 429 with ``Retry-After``; a body that is not ``Content-Type: application/json`` is HTTP 415 (a
+browser's cross-origin "simple" POST never runs code); a connection that has not sent its headers within
+``header_timeout_s`` is closed (:func:`serve`). With a ``token``, ``/run_code`` needs it (bearer header
+or ``?token=``), else 401; :func:`serve` refuses a non-loopback host without one. ``SandboxError`` is kept for failures of the sandbox itself (clients retry those as
 outages), and its message names no host path or process id. A client that disconnects cancels its run
 and the sandbox kills the program's processes.
 
