@@ -95,8 +95,10 @@ __all__ = [
     "run_tests",
 ]
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
+# ASCII only: int() and float() accept every Unicode decimal digit (full-width, Arabic-Indic ...)
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_BLANKS = re.compile(r"[ \t\r\f\v]+")  # token separators: ASCII blanks, not every Unicode space
 _DETAIL_CHARS = 300
 _DEFAULT_LIMITS = Limits()
 
@@ -294,6 +296,10 @@ def _numbers_close(a: str, b: str, tol: float) -> bool:
     return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tol, abs_tol=tol)
 
 
+def _tokens(line: str) -> list[str]:
+    return [t for t in _BLANKS.split(line) if t]
+
+
 def compare_stdout(got: str, expected: str, float_tol: float | None = None) -> bool:
     """Whether ``got`` matches ``expected`` up to trailing whitespace per line and trailing blank lines;
     with ``float_tol``, token-wise per line with numeric tokens compared under that tolerance."""
@@ -303,7 +309,7 @@ def compare_stdout(got: str, expected: str, float_tol: float | None = None) -> b
     if float_tol is None or len(a) != len(b):
         return False
     for la, lb in zip(a, b, strict=True):
-        ta, tb = la.split(), lb.split()
+        ta, tb = _tokens(la), _tokens(lb)
         if len(ta) != len(tb) or not all(
             _numbers_close(x, y, float_tol) for x, y in zip(ta, tb, strict=True)
         ):
