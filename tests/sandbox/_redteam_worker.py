@@ -31,7 +31,9 @@ def _result(r: object) -> dict:
         "truncated": r.truncated,
         "error": r.error,
         "stdout_len": len(r.stdout),
-        "compile": None if r.compile is None else {"status": r.compile.status.value, "error": r.compile.error},
+        "compile": None
+        if r.compile is None
+        else {"status": r.compile.status.value, "error": r.compile.error},
     }
 
 
@@ -86,7 +88,11 @@ def main() -> None:
                 raise ValueError(op)
             reply = {"ok": True, "result": out}
         except BaseException as exc:
-            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "tb": traceback.format_exc()[-3000:]}
+            reply = {
+                "ok": False,
+                "error": f"{type(exc).__name__}: {exc}",
+                "tb": traceback.format_exc()[-3000:],
+            }
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
     if sb is not None:

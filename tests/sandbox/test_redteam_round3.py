@@ -247,11 +247,11 @@ def test_p01_hidden_secret_and_caller_env_via_proc(w, bait):
     """A secret at a hidden host path and the caller's environment, through every /proc path."""
     code = textwrap.dedent(f"""
         import os, glob
-        paths = [{bait['secret']!r}]
+        paths = [{bait["secret"]!r}]
         for pid in os.listdir('/proc'):
             if pid.isdigit() or pid in ('self', 'thread-self'):
                 for sub in ('root', 'cwd'):
-                    paths.append(f'/proc/{{pid}}/{{sub}}{bait['secret']}')
+                    paths.append(f'/proc/{{pid}}/{{sub}}{bait["secret"]}')
                 for name in ('environ', 'cmdline'):
                     paths.append(f'/proc/{{pid}}/{{name}}')
                 for fd in glob.glob(f'/proc/{{pid}}/fd/*'):
@@ -304,7 +304,7 @@ def test_p03_host_unix_socket_at_a_visible_path(w, bait):
         import socket
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            s.connect({bait['sock']!r})
+            s.connect({bait["sock"]!r})
             print('CONNECTED', s.recv(100).decode())
         except OSError as e:
             print('refused', e)
@@ -321,7 +321,7 @@ def test_p04_host_fifo_at_a_visible_path(w, bait):
     code = textwrap.dedent(f"""
         import os
         try:
-            fd = os.open({bait['fifo']!r}, os.O_WRONLY | os.O_NONBLOCK)
+            fd = os.open({bait["fifo"]!r}, os.O_WRONLY | os.O_NONBLOCK)
             os.write(fd, b'{CANARY}')
             print('WROTE')
         except OSError as e:
@@ -421,9 +421,9 @@ def test_p08_symlinks_in_the_working_directory_do_not_steer_cleanup(w, bait):
     """Symbolic links to a host file and directory the caller owns, beside mode-000 directories."""
     code = textwrap.dedent(f"""
         import os
-        os.symlink({bait['victim']!r}, 'v')
-        os.symlink({bait['victim_dir']!r}, 'vd')
-        os.mkdir('d'); os.symlink({bait['victim']!r}, 'd/v'); os.chmod('d', 0)
+        os.symlink({bait["victim"]!r}, 'v')
+        os.symlink({bait["victim_dir"]!r}, 'vd')
+        os.mkdir('d'); os.symlink({bait["victim"]!r}, 'd/v'); os.chmod('d', 0)
         os.link('v', 'hard') if os.path.exists('v') else None
         print('ok')
     """)
@@ -554,7 +554,9 @@ def test_p13_stdlib_modules_planted_where_the_checker_might_import_them(w):
     execution in the checker."""
     mods = ["statistics", "fractions", "decimal", "heapq", "bisect", "string", "textwrap", "difflib"]
     test = {
-        "test": "def check(candidate):\n    import " + ", ".join(mods) + "\n    assert candidate(2, 3) == 5\n",
+        "test": "def check(candidate):\n    import "
+        + ", ".join(mods)
+        + "\n    assert candidate(2, 3) == 5\n",
         "entry_point": "add",
     }
     code = textwrap.dedent(f"""
@@ -613,7 +615,13 @@ def test_p15_integer_tokens_in_foreign_spellings_are_wrong(w):
     tests = {"inputs": ["\n"], "outputs": ["10 20\n"]}
     passed = []
     # Spellings equal in value but not in form ("1e1", "+10") are left out: verl accepts them too.
-    for out in ("1_0 2_0", "\uff11\uff10 \uff12\uff10", "\u0661\u0660 \u0662\u0660", "10.000001 20", "0x0a 20"):
+    for out in (
+        "1_0 2_0",
+        "\uff11\uff10 \uff12\uff10",
+        "\u0661\u0660 \u0662\u0660",
+        "10.000001 20",
+        "0x0a 20",
+    ):
         res = w.tests(f"print({out!r})", tests, kw={"float_tol": 1e-5})
         if _statuses(res) == ["passed"]:
             passed.append(out)
@@ -626,7 +634,10 @@ def test_p15_integer_tokens_in_foreign_spellings_are_wrong(w):
 def test_p16_build_names_taken_by_files_are_not_sandbox_errors(w):
     """A `files` entry where the compiler writes its build (`main/`, `out`): the caller's input or the
     program's failure, never `sandbox_error`."""
-    cases = [("c", "int main(){return 0;}", {"main/x": "y"}), ("java", "class Main{public static void main(String[] a){}}", {"out": "x"})]
+    cases = [
+        ("c", "int main(){return 0;}", {"main/x": "y"}),
+        ("java", "class Main{public static void main(String[] a){}}", {"out": "x"}),
+    ]
     for lang, src, files in cases:
         if not w.languages.get(lang):
             continue
@@ -754,7 +765,10 @@ def test_p20_compile_time_code_plants_symlinks_in_the_build(w, processor):
 def test_p21_output_limit_boundary_is_exact(w):
     """Exactly output_bytes is a finished run; one byte more is output_exceeded (per stream)."""
     lim = 5000
-    exact = w.run(f"import sys\nsys.stdout.write('a' * {lim})\nsys.stderr.write('b' * {lim})\n", limits={"output_bytes": lim})
+    exact = w.run(
+        f"import sys\nsys.stdout.write('a' * {lim})\nsys.stderr.write('b' * {lim})\n",
+        limits={"output_bytes": lim},
+    )
     assert exact["status"] == "finished" and not exact["truncated"] and exact["stdout_len"] == lim, exact
     over = w.run(f"import sys\nsys.stdout.write('a' * {lim + 1})\n", limits={"output_bytes": lim})
     assert over["status"] == "output_exceeded" and over["truncated"], over
@@ -800,10 +814,28 @@ def server(tmp_path_factory):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "PYTHONPATH": SRC}
+    log = open(d / "log", "w")  # noqa: SIM115 (closed at teardown)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rewardloop.cli.main", "sandbox", "serve", "--host", "127.0.0.1", "--port",
-         str(port), "--max-parallel", "2", "--isolation", "unshare", "--config", str(cfg)],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(d / "log", "w"),
+        [
+            sys.executable,
+            "-m",
+            "rewardloop.cli.main",
+            "sandbox",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--max-parallel",
+            "2",
+            "--isolation",
+            "unshare",
+            "--config",
+            str(cfg),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
     )
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -823,6 +855,7 @@ def server(tmp_path_factory):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+    log.close()
 
 
 def _post(port: int, body: bytes, headers: dict, timeout: float = 60) -> tuple[int, bytes]:
@@ -833,8 +866,11 @@ def _post(port: int, body: bytes, headers: dict, timeout: float = 60) -> tuple[i
 
 
 def _alive(port: int) -> None:
-    st, body = _post(port, json.dumps({"code": "print(6*7)", "language": "python"}).encode(),
-                     {"Content-Type": "application/json"})
+    st, body = _post(
+        port,
+        json.dumps({"code": "print(6*7)", "language": "python"}).encode(),
+        {"Content-Type": "application/json"},
+    )
     assert st == 200 and json.loads(body)["run_result"]["stdout"] == "42\n", (st, body[:300])
 
 
@@ -844,9 +880,15 @@ def test_p23_server_runs_only_json_bodies(server):
     as a parameter."""
     marker = f"ran{TOKEN}"
     body = json.dumps({"code": f"print('{marker}')", "language": "python"}).encode()
-    for ctype in (None, "text/plain; charset=application/json", "application/x-www-form-urlencoded",
-                  "multipart/form-data; boundary=application/json", "text/plain;application/json",
-                  "application/jsonp", "application/json-seq"):
+    for ctype in (
+        None,
+        "text/plain; charset=application/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=application/json",
+        "text/plain;application/json",
+        "application/jsonp",
+        "application/json-seq",
+    ):
         c = http.client.HTTPConnection("127.0.0.1", server["port"], timeout=60)
         c.putrequest("POST", "/run_code", skip_accept_encoding=True)
         if ctype is not None:
@@ -869,14 +911,16 @@ def test_p24_slowloris_headers_and_bodies_are_cut(server):
         t0 = time.monotonic()
         closed = False
         if phase == "body":
-            s.sendall(b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: 1000\r\n\r\n")
+            s.sendall(
+                b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n"
+            )
         data = req if phase == "headers" else b" " * 1000
         for i in range(len(data)):
             if time.monotonic() - t0 > 20:
                 break
             try:
-                s.sendall(data[i:i + 1])
+                s.sendall(data[i : i + 1])
                 got = s.recv(1024)
                 if got == b"" or got.startswith(b"HTTP/1.1 4"):
                     closed = True
@@ -897,8 +941,15 @@ def test_p25_malformed_numbers_nesting_and_chunked_bodies_are_4xx(server):
     cases = {
         "int_digits": b'{"code": "print(1)", "language": "python", "memory_limit_MB": 1' + b"0" * 5000 + b"}",
         "inf_timeout": b'{"code": "print(1)", "language": "python", "run_timeout": 1e999}',
-        "deep_unknown": b'{"code": "print(1)", "language": "python", "x": ' + b"[" * 100000 + b"]" * 100000 + b"}",
-        "deep_files": b'{"code": "print(1)", "language": "python", "files": ' + b'{"a":' * 50000 + b"1" + b"}" * 50000 + b"}",
+        "deep_unknown": b'{"code": "print(1)", "language": "python", "x": '
+        + b"[" * 100000
+        + b"]" * 100000
+        + b"}",
+        "deep_files": b'{"code": "print(1)", "language": "python", "files": '
+        + b'{"a":' * 50000
+        + b"1"
+        + b"}" * 50000
+        + b"}",
         "neg_zero": b'{"code": "print(1)", "language": "python", "run_timeout": -0.0}',
         "lang_obj": b'{"code": "print(1)", "language": {"__class__": "python"}}',
         "files_dot": b'{"code": "print(1)", "language": "python", "files": {".": "eA=="}}',
@@ -915,12 +966,17 @@ def test_p25_malformed_numbers_nesting_and_chunked_bodies_are_4xx(server):
     for declared in (b"10000000000", b"100000"):
         s = socket.create_connection(("127.0.0.1", port))
         s.settimeout(30)
-        s.sendall(b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                  b"Transfer-Encoding: chunked\r\n\r\n")
+        s.sendall(
+            b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
         try:
             for _ in range(40):
-                s.sendall(declared + b"\r\n" + b" " * 100000 + b"\r\n" if declared == b"100000" else
-                          declared + b"\r\n" + b" " * 100000)
+                s.sendall(
+                    declared + b"\r\n" + b" " * 100000 + b"\r\n"
+                    if declared == b"100000"
+                    else declared + b"\r\n" + b" " * 100000
+                )
             resp = s.recv(200)
         except OSError:
             resp = b"closed"
@@ -931,7 +987,9 @@ def test_p25_malformed_numbers_nesting_and_chunked_bodies_are_4xx(server):
 
 def test_p26_a_flood_gets_429s_never_5xx_and_the_server_recovers(server):
     port = server["port"]
-    body = json.dumps({"code": "import time\ntime.sleep(3)", "language": "python", "run_timeout": 20}).encode()
+    body = json.dumps(
+        {"code": "import time\ntime.sleep(3)", "language": "python", "run_timeout": 20}
+    ).encode()
     codes: list[object] = []
 
     def one() -> None:
@@ -999,14 +1057,18 @@ def test_p28_the_callers_terminal_is_out_of_reach(backend, bait):
 
 
 def _processor_class(tmp: Path, body: str) -> bytes:
-    src = PROC_SRC.replace('{{"leak1", "@SECRET@"}, {"leak2", "/etc/shadow"}, {"leakdir", "@SECRETDIR@"}}', "{}")
+    src = PROC_SRC.replace(
+        '{{"leak1", "@SECRET@"}, {"leak2", "/etc/shadow"}, {"leakdir", "@SECRETDIR@"}}', "{}"
+    )
     src = src.replace(
         "            Files.createDirectories(out);\n",
         "            Files.createDirectories(out);\n" + body,
     )
     d = tmp / "p"
     d.mkdir(exist_ok=True)
-    (d / "RtProc.java").write_text(src.replace("@SECRET@", "/nonexistent").replace("@SECRETDIR@", "/nonexistent"))
+    (d / "RtProc.java").write_text(
+        src.replace("@SECRET@", "/nonexistent").replace("@SECRETDIR@", "/nonexistent")
+    )
     subprocess.run(["javac", "--release", "17", "-d", str(d), str(d / "RtProc.java")], check=True)
     return (d / "RtProc.class").read_bytes()
 
@@ -1023,7 +1085,7 @@ def test_p29_program_code_does_not_run_at_compile_time_with_compile_limits(w, tm
     body = (
         "            byte[][] hog = new byte[HOG][];\n"
         "            for (int i = 0; i < HOG; i++) { hog[i] = new byte[1 << 20]; java.util.Arrays.fill(hog[i], (byte) 1); }\n"
-        "            Files.writeString(out.resolve(\"hog.txt\"), \"HELDHOG\");\n"
+        '            Files.writeString(out.resolve("hog.txt"), "HELDHOG");\n'
     ).replace("HOG", str(hog_mb))
     files = {
         "RtProc.class": _b64(_processor_class(tmp_path, body)),
@@ -1158,8 +1220,10 @@ def test_p34_slow_bodies_cannot_starve_the_queue(server):
     socks = []
     for _ in range(8):
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                  b"Content-Length: 1048576\r\n\r\n{")
+        s.sendall(
+            b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1048576\r\n\r\n{"
+        )
         socks.append(s)
 
     def dribble() -> None:
@@ -1173,8 +1237,12 @@ def test_p34_slow_bodies_cannot_starve_the_queue(server):
     t.start()
     try:
         time.sleep(8)
-        st, data = _post(port, json.dumps({"code": "print(6*7)", "language": "python"}).encode(),
-                         {"Content-Type": "application/json"}, timeout=60)
+        st, data = _post(
+            port,
+            json.dumps({"code": "print(6*7)", "language": "python"}).encode(),
+            {"Content-Type": "application/json"},
+            timeout=60,
+        )
         assert st == 200, f"slow bodies starved the queue: HTTP {st} {data[:200]!r}"
     finally:
         stop.set()
@@ -1186,7 +1254,9 @@ def test_p34_slow_bodies_cannot_starve_the_queue(server):
 def test_p35_rust_compile_time_reads_of_hidden_files_and_caller_env(w, bait):
     w.need("rust")
     for expr in (f'include_str!("{bait["secret"]}")', 'env!("RT_SECRET_ENV")', 'env!("RT_CANARY")'):
-        r = w.run(f'fn main() {{ println!("{{}}", {expr}); }}', "rust", limits={"wall_s": 10, "compile_wall_s": 120})
+        r = w.run(
+            f'fn main() {{ println!("{{}}", {expr}); }}', "rust", limits={"wall_s": 10, "compile_wall_s": 120}
+        )
         assert CANARY not in r["stdout"], f"{expr} leaked at compile time"
 
 
@@ -1215,3 +1285,84 @@ def test_p37_a_correct_java_program_runs_at_half_a_gigabyte(w):
     src = "public class Main { public static void main(String[] a) { System.out.println(6 * 7); } }"
     r = w.run(src, "java", limits={"wall_s": 20, "compile_wall_s": 120, "memory_mb": 512})
     assert r["status"] == "finished" and r["stdout"] == "42\n", r
+
+
+def test_p38_a_grandchild_cannot_steal_or_forge_the_checkers_verdict_line(w):
+    """Under bwrap, PID 1 (bwrap, same uid, dumpable) holds the sandbox's stdout pipe: a grandchild of
+    the program process can open `/proc/1/fd/1` for *reading*, take the checker's `<nonce> <verdict>`
+    line off the pipe, and write back an edited one. A wrong program must never pass; a right one with a
+    grandchild that writes junk there must not be fooled into anything but its own result either."""
+    tests = {
+        "test": "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(4, 4) == 8\n",
+        "entry_point": "add",
+    }
+    thief = textwrap.dedent("""
+        import os
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                try:
+                    fd = os.open('/proc/1/fd/1', os.O_RDONLY)
+                    data = os.read(fd, 65536)
+                    out = os.open('/proc/1/fd/1', os.O_WRONLY)
+                    os.write(out, data.replace(b'false', b'true').replace(b'runtime_error', b'passed'))
+                except OSError:
+                    pass
+                os._exit(0)
+            os._exit(0)
+    """)
+    for _ in range(5):
+        res = w.tests(thief + "def add(a, b):\n    return a - b\n", tests)
+        assert _statuses(res) != ["passed"], f"a stolen and edited verdict line was believed: {res}"
+
+
+def test_p39_tokens_split_by_non_ascii_whitespace_are_wrong(w):
+    """With float_tol the comparison is token-wise; Python's str.split() also splits on U+2003, U+3000,
+    VT, FF and the ASCII separators 0x1C-0x1F, which no judge treats as blanks. The exact (no float_tol)
+    comparison rejects them, so the tolerant one must too."""
+    tests = {"inputs": ["\n"], "outputs": ["10 20\n"]}
+    passed = []
+    for sep in ("\u2003", "\u3000", "\x1c", "\x1f", "\x85"):
+        out = f"10{sep}20"
+        exact = w.tests(f"import sys\nsys.stdout.write({out!r} + '\\n')", tests)
+        tolerant = w.tests(f"import sys\nsys.stdout.write({out!r} + '\\n')", tests, kw={"float_tol": 1e-5})
+        if _statuses(exact) != ["passed"] and _statuses(tolerant) == ["passed"]:
+            passed.append(repr(sep))
+    assert not passed, f"tokens split by {passed} pass only under float_tol"
+
+
+def test_p40_server_request_framing_and_network_reach(server):
+    """`Expect: 100-continue` with a Content-Length over max_body_bytes is refused before the body;
+    Content-Length + Transfer-Encoding together is refused; a bash program cannot reach the server
+    itself over /dev/tcp."""
+    port = server["port"]
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(30)
+    s.sendall(
+        b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 1073741824\r\nExpect: 100-continue\r\n\r\n"
+    )
+    first = s.recv(200)
+    s.close()
+    assert first.startswith(b"HTTP/1.1 413") or first.startswith(b"HTTP/1.1 4"), first
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(30)
+    body = json.dumps({"code": "print(1)", "language": "python"}).encode()
+    s.sendall(
+        b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n" % len(body) + body
+    )
+    try:
+        resp = s.recv(200)
+    except OSError:
+        resp = b""
+    s.close()
+    assert not resp.startswith(b"HTTP/1.1 2") and not resp.startswith(b"HTTP/1.1 5"), resp
+    code = f"exec 3<>/dev/tcp/127.0.0.1/{port} && printf 'GET /v1/ping HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3"
+    st, data = _post(
+        port,
+        json.dumps({"code": code, "language": "bash", "run_timeout": 10}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    assert st == 200 and b"pong" not in data, data[:300]
+    _alive(port)
