@@ -1366,3 +1366,27 @@ def test_p40_server_request_framing_and_network_reach(server):
     )
     assert st == 200 and b"pong" not in data, data[:300]
     _alive(port)
+
+
+def test_p41_the_program_cannot_ptrace_the_sandboxs_own_processes(w):
+    """Every process in the run's PID namespace that the program did not start is sandbox machinery
+    (bwrap's PID 1 holds the run's stdout and stderr and reports its exit status): the program must not
+    be able to PTRACE_ATTACH to it (and so inject code into it)."""
+    code = textwrap.dedent("""
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        me = os.getpid()
+        mine = {me}
+        attached = []
+        for pid in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
+            if pid in mine:
+                continue
+            if libc.ptrace(16, pid, 0, 0) == 0:          # PTRACE_ATTACH
+                attached.append(pid)
+                os.waitpid(pid, 0x40000000)               # __WALL
+                libc.ptrace(17, pid, 0, 0)                # PTRACE_DETACH
+        print('ATTACHED', attached)
+    """)
+    r = w.run(code, limits={"wall_s": 20})
+    assert r["status"] == "finished" and "ATTACHED" in r["stdout"], r
+    assert "ATTACHED []" in r["stdout"], f"the program ptrace-attached to sandbox processes: {r['stdout']}"
