@@ -1390,3 +1390,30 @@ def test_p41_the_program_cannot_ptrace_the_sandboxs_own_processes(w):
     r = w.run(code, limits={"wall_s": 20})
     assert r["status"] == "finished" and "ATTACHED" in r["stdout"], r
     assert "ATTACHED []" in r["stdout"], f"the program ptrace-attached to sandbox processes: {r['stdout']}"
+
+
+def test_p42_the_program_cannot_read_the_pipe_that_carries_the_verdict(w):
+    """Another process of the namespace holds the run's stdout (bwrap's PID 1): opening its
+    `/proc/<pid>/fd/1` *for reading* gives the program the read end of the pipe the checker's
+    `<nonce> <verdict>` line travels on (a thief blocked in read() took a line off it in 6 of 10 tries
+    here). The program must not be able to open another process's stdout or stderr at all."""
+    code = textwrap.dedent("""
+        import os
+        me = os.getpid()
+        got = []
+        for pid in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
+            if pid == me:
+                continue
+            for fd in (1, 2):
+                try:
+                    os.close(os.open(f'/proc/{pid}/fd/{fd}', os.O_RDONLY | os.O_NONBLOCK))
+                    got.append((pid, fd))
+                except OSError:
+                    pass
+        print('OPENED', got)
+    """)
+    r = w.run(code, limits={"wall_s": 20})
+    assert r["status"] == "finished" and "OPENED" in r["stdout"], r
+    assert "OPENED []" in r["stdout"], (
+        f"the program opened another process's stdio for reading: {r['stdout']}"
+    )
