@@ -874,6 +874,7 @@ def _alive(port: int) -> None:
     assert st == 200 and json.loads(body)["run_result"]["stdout"] == "42\n", (st, body[:300])
 
 
+@pytest.mark.server
 def test_p23_server_runs_only_json_bodies(server):
     """CORS-simple requests and headerless bodies never run code: no Content-Type (a fetch() of a
     Blob without type), `text/plain; charset=application/json`, a form, multipart, `application/json`
@@ -901,6 +902,8 @@ def test_p23_server_runs_only_json_bodies(server):
     _alive(server["port"])
 
 
+@pytest.mark.server
+@pytest.mark.slow
 def test_p24_slowloris_headers_and_bodies_are_cut(server):
     """One header byte (or body byte) every 0.3 s: header_timeout_s / body_timeout_s are 2 s here, so
     the connection must be closed long before 20 s (10x)."""
@@ -935,6 +938,7 @@ def test_p24_slowloris_headers_and_bodies_are_cut(server):
     _alive(server["port"])
 
 
+@pytest.mark.server
 def test_p25_malformed_numbers_nesting_and_chunked_bodies_are_4xx(server):
     port = server["port"]
     h = {"Content-Type": "application/json"}
@@ -985,6 +989,8 @@ def test_p25_malformed_numbers_nesting_and_chunked_bodies_are_4xx(server):
     _alive(port)
 
 
+@pytest.mark.server
+@pytest.mark.slow
 def test_p26_a_flood_gets_429s_never_5xx_and_the_server_recovers(server):
     port = server["port"]
     body = json.dumps(
@@ -1008,6 +1014,7 @@ def test_p26_a_flood_gets_429s_never_5xx_and_the_server_recovers(server):
     _alive(port)
 
 
+@pytest.mark.server
 def test_p27_minimal_timeout_with_a_busy_program_is_failed_not_sandbox_error(server):
     body = json.dumps({"code": "while True: pass", "language": "python", "run_timeout": 0.05}).encode()
     st, data = _post(server["port"], body, {"Content-Type": "application/json"})
@@ -1212,6 +1219,8 @@ def test_p33_sysv_shared_memory_cannot_exceed_the_documented_memory_bound(w):
     assert not (held and held[0] >= 384), f"held {held[0]} MB of SysV shm with a 128 MB bound ({r['status']})"
 
 
+@pytest.mark.server
+@pytest.mark.slow
 def test_p34_slow_bodies_cannot_starve_the_queue(server):
     """Eight clients reserve the whole byte budget (Content-Length 1 MiB each) and dribble; after 4x
     body_timeout_s a good request must be served."""
@@ -1331,6 +1340,7 @@ def test_p39_tokens_split_by_non_ascii_whitespace_are_wrong(w):
     assert not passed, f"tokens split by {passed} pass only under float_tol"
 
 
+@pytest.mark.server
 def test_p40_server_request_framing_and_network_reach(server):
     """`Expect: 100-continue` with a Content-Length over max_body_bytes is refused before the body;
     Content-Length + Transfer-Encoding together is refused; a bash program cannot reach the server
@@ -1417,3 +1427,48 @@ def test_p42_the_program_cannot_read_the_pipe_that_carries_the_verdict(w):
     assert "OPENED []" in r["stdout"], (
         f"the program opened another process's stdio for reading: {r['stdout']}"
     )
+
+
+def test_p43_auto_without_bubblewrap_on_path_fails_closed(bait):
+    """An unprivileged caller whose PATH has no `bwrap` (a venv-only PATH): `auto` must refuse or still
+    isolate — never run with the caller's rights (the hidden secret readable)."""
+    home = Path(tempfile.mkdtemp(prefix="rl-rt-auto-"))
+    shutil.copy(WORKER, home / "worker.py")
+    os.chown(home, NOBODY, NOBODY)
+    os.chown(home / "worker.py", NOBODY, NOBODY)
+    try:
+        _auto_probe(home, bait)
+    finally:
+        subprocess.run(["rm", "-rf", "--one-file-system", str(home)], check=False)
+
+
+def _auto_probe(home: Path, bait: dict) -> None:
+    env = {"PATH": str(home), "PYTHONPATH": SRC, "HOME": str(home), "TMPDIR": str(home), "LANG": "C.UTF-8"}
+    req = (
+        json.dumps({"op": "hello"})
+        + "\n"
+        + json.dumps({"op": "run", "code": f"print(open({bait['secret']!r}).read())"})
+    )
+    p = subprocess.run(
+        [
+            shutil.which("setpriv") or "/usr/bin/setpriv",
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            "--clear-groups",
+            "/usr/bin/python3",
+            str(home / "worker.py"),
+            "auto",
+        ],
+        input=req + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(home),
+        timeout=120,
+    )
+    replies = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    assert replies, p.stderr[-2000:]
+    if not replies[0]["ok"]:
+        assert replies[0]["error"].startswith("ConfigError"), replies[0]
+        return
+    assert CANARY not in json.dumps(replies[1:]), f"auto ran without isolation: {replies[1:]}"
