@@ -1472,3 +1472,33 @@ def _auto_probe(home: Path, bait: dict) -> None:
         assert replies[0]["error"].startswith("ConfigError"), replies[0]
         return
     assert CANARY not in json.dumps(replies[1:]), f"auto ran without isolation: {replies[1:]}"
+
+
+def test_p44_in_the_harness_the_program_cannot_touch_the_checkers_stdout(w):
+    """The same as p42 inside the trusted-checker harness: the program process (a fork of the driver)
+    tries to write a line into, and read it back from, the pipe the checker's verdict goes out on,
+    through any other process's `/proc/<pid>/fd/1`. The returned value says whether it could; only a
+    correct answer computed *after* a successful round trip passes, so `passed` means it could."""
+    tests = {"inputs": ["2\n3"], "outputs": ["5"], "fn_name": "add"}
+    code = textwrap.dedent("""
+        import os
+        def add(a, b):
+            me = os.getpid()
+            for pid in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
+                if pid == me:
+                    continue
+                try:
+                    wfd = os.open(f'/proc/{pid}/fd/1', os.O_WRONLY)
+                    rfd = os.open(f'/proc/{pid}/fd/1', os.O_RDONLY | os.O_NONBLOCK)
+                except OSError:
+                    continue
+                os.write(wfd, b'probe-line\\n')
+                try:
+                    if os.read(rfd, 100) == b'probe-line\\n':
+                        return a + b
+                except OSError:
+                    pass
+            return -1
+    """)
+    res = w.tests(code, tests)
+    assert _statuses(res) != ["passed"], "the program wrote to and read from the checker's stdout pipe"
