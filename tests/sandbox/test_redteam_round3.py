@@ -53,6 +53,24 @@ def _host_processes_with(marker: str) -> list[int]:
     return found
 
 
+# Probes that still broke in the final run against the sandbox branch (23:20 UTC): each is an
+# expected failure that names the break, strict, so a fix turns it into an XPASS and fails the suite
+# until the entry is removed. Keyed by test name and backend (None: every backend).
+KNOWN_BREAKS: dict[tuple[str, str | None], str] = {}
+
+
+@pytest.fixture(autouse=True)
+def _known_break(request):
+    name = request.node.originalname
+    params = getattr(request.node, "callspec", None)
+    backend = None
+    if params is not None:
+        backend = params.params.get("w", params.params.get("backend"))
+    reason = KNOWN_BREAKS.get((name, backend)) or KNOWN_BREAKS.get((name, None))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"redteam: {reason}"))
+
+
 # --------------------------------------------------------------------------- host-side bait
 
 
