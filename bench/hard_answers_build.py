@@ -768,7 +768,8 @@ def gen_list(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
         items = [f"{a} + {b}", f"{a} - {b}"] if a else [b, f"-{b}"]
     else:
         g = g.strip("\\{}").strip() if g.startswith("\\{") else g
-        items = [x.strip() for x in re.split(r",(?![^{}()]*[})])", g) if x.strip()]
+        items = [re.sub(r"^(?:\\[ ,;!]|\s)+", "", x).strip() for x in re.split(r",(?![^{}()]*[})])", g)]
+        items = [x for x in items if x]
     if len(items) < 2 or len(items) > 6:
         return []
     try:
@@ -778,8 +779,11 @@ def gen_list(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
     if not all(isinstance(v, sp.Expr) and not v.free_symbols for v in vals):
         return []
     order = list(reversed(items))
-    vars_ = _ASK_VAR.search(p["problem"])
-    var = vars_.group(1) if vars_ else "x"
+    # "x = a or x = b" and "x \\in {...}" only when the problem asks about a named variable
+    m = _ASK_VAR.search(p["problem"]) or re.search(
+        r"(?:solutions?|roots?|values? of|real numbers|numbers)\s+\$\s*([a-z])\s*\$", p["problem"]
+    )
+    var = m.group(1) if m else None
     out = []
     missing = order[:-1]
     out.append(
@@ -794,9 +798,27 @@ def gen_list(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
             gold_twin=sp.FiniteSet(*vals),
         )
     )
+    if var is None:
+        return out
+    mem = "\\{" + ", ".join(sorted(items, key=lambda t: float(value(t).evalf().as_real_imag()[0]))) + "\\}"
+    wmem_items = [*items[:-1], sp.latex(value(items[-1]) + 1)]
+    out.append(
+        Cand(
+            "solution_set_membership",
+            f"{var} \\in {mem}",
+            f"{var} \\in \\{{" + ", ".join(wmem_items) + "\\}",
+            f"'{var} \\in {{...}}'; wrong: one solution off by one",
+            kind="value",
+            c_twin=sp.FiniteSet(*vals),
+            w_twin=sp.FiniteSet(*[value(x) for x in wmem_items]),
+            gold_twin=sp.FiniteSet(*vals),
+        )
+    )
     orc = " \\text{ or } ".join(f"{var} = {x}" for x in order)
     last = value(order[-1])
-    wrong_items = [*order[:-1], sp.latex(-last) if last != 0 else "1"]
+    # wrong: the last solution negated, or one more when its negative is already a solution (never a repeat)
+    alt = next(a for a in (-last, last + 1, last - 1, last + 2) if not any(equal(a, v) for v in vals))
+    wrong_items = [*order[:-1], sp.latex(sp.nsimplify(alt))]
     orw = " \\text{ or } ".join(f"{var} = {x}" for x in wrong_items)
     out.append(
         Cand(
@@ -881,7 +903,9 @@ def gen_matrix(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
         return []
     if not isinstance(M, sp.MatrixBase):
         return []
-    M = sp.Matrix(M)
+    M = sp.Matrix(M).applyfunc(
+        lambda x: sp.nsimplify(sp.simplify(x))
+    )  # entries evaluated: 1/sqrt(2), not 1*(...)
     out = []
     k = h % len(M)
     W = M.copy()
@@ -981,7 +1005,13 @@ def gen_symbolic(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
                 )
             )
     ex = sp.expand(e)
-    if ex != e and "factor" not in q and "simplest form" not in q and _flat(sp.latex(ex)) != flat:
+    if (
+        ex != e
+        and "factor" not in q
+        and "simplest form" not in q
+        and _flat(sp.latex(ex)) != flat
+        and "^{\\frac" not in sp.latex(ex)
+    ):
         out.append(
             Cand(
                 "expanded_form",
@@ -990,7 +1020,15 @@ def gen_symbolic(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
                 "the expression expanded; wrong: one term's sign",
             )
         )
-    if isinstance(ex, sp.Add) and len(ex.args) >= 2 and ex.is_polynomial():
+    # reordering is only offered for a gold that is itself a sum (a product reordered would be its expansion,
+    # the wrong answer to "factor ...")
+    if (
+        isinstance(ex, sp.Add)
+        and len(ex.args) >= 2
+        and ex.is_polynomial()
+        and "(" not in gold
+        and "factor" not in q
+    ):
         syms = sorted(ex.free_symbols, key=str)
         rev = sp.latex(ex, order="rev-lex")
         wrev = sp.latex(sp.expand(wrong), order="rev-lex")
@@ -1161,7 +1199,8 @@ def gen_misc(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
                 "the coefficient as a fraction before pi",
             )
         )
-        out.append(Cand("pi_forms", f"{a}\\pi/{b}", f"{a + 1}\\pi/{b}", "inline a\\pi/b"))
+        lead = "" if a == 1 else str(a)
+        out.append(Cand("pi_forms", f"{lead}\\pi/{b}", f"{a + 1}\\pi/{b}", "inline a\\pi/b"))
         return out
     m = re.fullmatch(r"([a-z])\s*=\s*(.+)", g)
     if m and "=" not in m.group(2):
@@ -1200,11 +1239,18 @@ def gen_misc(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
             eq = None
         if eq is not None and isinstance(eq, sp.Equality):
             ex = sp.expand(eq.lhs - eq.rhs)
-            const = ex.as_coeff_Add()[0]
-            rest = ex - const
-            c_txt = f"{sp.latex(rest)} = {sp.latex(-const)}"
+            const = sp.nsimplify(ex.subs(dict.fromkeys(ex.free_symbols, 0)))
+            rest = sp.expand(ex - const)
             t = sp.Add.make_args(rest)[h % len(sp.Add.make_args(rest))]
-            w_txt = f"{sp.latex(rest - 2 * t)} = {sp.latex(-const)}"
+            forms = [
+                (f"{sp.latex(rest)} = {sp.latex(-const)}", f"{sp.latex(rest - 2 * t)} = {sp.latex(-const)}"),
+                (f"{sp.latex(ex)} = 0", f"{sp.latex(ex - 2 * t)} = 0"),
+                (f"{sp.latex(-ex)} = 0", f"{sp.latex(-ex + 2 * t)} = 0"),
+            ]
+            new_forms = [f for f in forms if _flat(f[0]) != _flat(g)]
+            if not new_forms:
+                return out
+            c_txt, w_txt = new_forms[0]
             out.append(
                 Cand(
                     "equation_rearranged",
@@ -1653,6 +1699,178 @@ HAND: list[tuple[str, str, str, str, str, str, Any, Any]] = [
         "\\{-2, 1\\}",
         "\\{2, 1\\}",
     ),
+    # competition answers (matharena), rewritten by hand
+    (
+        "matharena/cmimc_2024.jsonl",
+        "problem_idx=22",
+        "common_denominator",
+        "\\frac{5\\pi - 6\\sqrt{3}}{6}",
+        "\\frac{5\\pi - 3\\sqrt{3}}{6}",
+        "one fraction over the common denominator",
+        None,
+        None,
+    ),
+    (
+        "matharena/cmimc_2024.jsonl",
+        "problem_idx=24",
+        "split_fraction",
+        "\\frac{\\sqrt{3}}{2} - \\frac{3}{4}",
+        "\\frac{\\sqrt{3}}{2} - \\frac{3}{2}",
+        "the fraction split into two terms",
+        None,
+        None,
+    ),
+    (
+        "matharena/cmimc_2024.jsonl",
+        "problem_idx=26",
+        "unsimplified_radical",
+        "\\sqrt{4 + 4\\sqrt{2}}",
+        "\\sqrt{2 + 2\\sqrt{2}}",
+        "the factor 2 moved under the outer root",
+        None,
+        None,
+    ),
+    (
+        "matharena/cmimc_2024.jsonl",
+        "problem_idx=29",
+        "pi_forms",
+        "0.925\\pi",
+        "0.9125\\pi",
+        "the rational coefficient of pi as an exact decimal",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2024.jsonl",
+        "problem_idx=18",
+        "equivalent_expression",
+        "\\frac{2^{4048}}{\\binom{4048}{2024}} - 2",
+        "\\frac{2^{4048}}{\\binom{4048}{2024}} - 1",
+        "4^{2024} written as 2^{4048}",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2024.jsonl",
+        "problem_idx=25",
+        "unsimplified_radical",
+        "\\sqrt{80} - \\sqrt{7}",
+        "\\sqrt{20} - \\sqrt{7}",
+        "the coefficient moved under the root",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2024.jsonl",
+        "problem_idx=28",
+        "expanded_form",
+        "128 - 64\\sqrt{3}",
+        "128 - 32\\sqrt{3}",
+        "the product expanded",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2024.jsonl",
+        "problem_idx=29",
+        "reordered_terms",
+        "-3 + \\sqrt{38}",
+        "3 - \\sqrt{38}",
+        "the terms in the other order; wrong: the negative",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2025.jsonl",
+        "problem_idx=4",
+        "unicode_math",
+        "−984",
+        "−985",
+        "a unicode minus sign (U+2212) in plain text",
+        "-984",
+        "-985",
+    ),
+    (
+        "matharena/hmmt_feb_2025.jsonl",
+        "problem_idx=8",
+        "common_denominator",
+        "\\frac{\\pi - 2}{\\pi}",
+        "\\frac{\\pi - 2}{2\\pi}",
+        "one fraction over the common denominator",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2025.jsonl",
+        "problem_idx=17",
+        "unevaluated_expression",
+        "33554432 \\cdot 26!",
+        "16777216 \\cdot 26!",
+        "2^{25} evaluated, 26! left as is",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2025.jsonl",
+        "problem_idx=25",
+        "unsimplified_radical",
+        "\\sqrt{23} - \\sqrt{12}",
+        "\\sqrt{23} - \\sqrt{6}",
+        "2\\sqrt{3} written as \\sqrt{12}",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2025.jsonl",
+        "problem_idx=29",
+        "factored_form",
+        "2(7 + 2\\sqrt{37})",
+        "2(7 + 4\\sqrt{37})",
+        "a common factor pulled out",
+        None,
+        None,
+    ),
+    (
+        "matharena/hmmt_feb_2025.jsonl",
+        "problem_idx=30",
+        "rationalization_done",
+        "\\frac{\\sqrt{570}}{12}",
+        "\\frac{\\sqrt{570}}{24}",
+        "the root of a fraction rationalised (95/24 = 570/144)",
+        None,
+        None,
+    ),
+    # times of day (checked by reading)
+    (
+        "math/math_test_5000.jsonl",
+        "idx=429",
+        "time_of_day",
+        "9:00 a.m.",
+        "9:00 p.m.",
+        "a time with minutes; wrong: the other half of the day",
+        "text",
+        "text",
+    ),
+    (
+        "math/math_test_5000.jsonl",
+        "idx=3770",
+        "time_of_day",
+        "1:03",
+        "1:30",
+        "the time in the h:mm form the problem asks for, without PM; wrong: digits swapped",
+        "text",
+        "text",
+    ),
+    (
+        "math/math_test_5000.jsonl",
+        "idx=3881",
+        "time_of_day",
+        "16:30",
+        "14:30",
+        "the afternoon time on a 24-hour clock; wrong: two hours early",
+        "text",
+        "text",
+    ),
 ]
 
 
@@ -1671,10 +1889,11 @@ _STYLES = ("boxed", "answer_is", "final_heading", "prose", "think", "answer_colo
 def render(answer: str, *, math: bool, style: str, h: int) -> str:
     pre = _PRE[h % len(_PRE)]
     a = f"${answer}$" if math else answer
+    end = "" if a.endswith(".") else "."
     if style == "boxed":
         return f"{pre}\n\nTherefore, the final answer is $\\boxed{{{answer}}}$."
     if style == "answer_is":
-        return f"{pre}\n\nThe answer is {a}."
+        return f"{pre}\n\nThe answer is {a}{end}"
     if style == "final_heading":
         return f"{pre}\n\n**Final Answer**\n\n\\[\n\\boxed{{{answer}}}\n\\]"
     if style == "prose":
@@ -1686,7 +1905,7 @@ def render(answer: str, *, math: bool, style: str, h: int) -> str:
             "This gives",
             "Hence the quantity asked for is",
         ][h % 4]
-        return f"{pre}\n\n{lead} {a}."
+        return f"{pre}\n\n{lead} {a}{end}"
     if style == "think":
         return f"<think>\nOkay, let me set this up and compute carefully, then double-check.\n</think>\n\n{pre}\n\n**Answer:** {a}"
     if style == "answer_colon":
@@ -1701,6 +1920,8 @@ def render(answer: str, *, math: bool, style: str, h: int) -> str:
 # is checked, and the text was read
 _NO_DIRECT = {
     "solutions_as_or",
+    "solution_set_membership",
+    "function_notation",
     "solutions_as_assignments",
     "tuple_as_assignments",
     "vector_as_tuple",  # latex2sympy reads a pair (a, b) as an open interval
@@ -1775,6 +1996,18 @@ GENERATORS: list[tuple[str, Callable[..., list[Cand]]]] = []
 
 
 def candidates(p: dict[str, Any], h: int) -> list[Cand]:
+    out = _candidates(p, h)
+    for fn in (gen_unicode, gen_function):
+        with contextlib.suppress(Exception):
+            out += fn(p, p["gold"].strip(), h)
+    return out
+
+
+# a number with digit groups (1,000 / 10,\!080 / 111, \! 111), not a list of numbers
+_THOUSANDS = r"-?\d{1,3}(?:(?:,\s*\\!\s*|,)\d{3})+(?:\.\d+)?"
+
+
+def _candidates(p: dict[str, Any], h: int) -> list[Cand]:
     sp = _sp()
     g = p["gold"].strip()
     out: list[Cand] = []
@@ -1783,6 +2016,11 @@ def candidates(p: dict[str, Any], h: int) -> list[Cand]:
             out += fn(p, g, h)
     if out:
         return out
+    if re.search(r"[:;]|\\approx|\\ldots|\\dots|\\text\{\s*(?:or|and)\s*\}", g):
+        return []  # ratios, times, approximations, enumerations: latex2sympy would read a part of them
+    for t in re.findall(r"\\(?:text|mbox|mathrm)\s*\{([^{}]*)\}", g):
+        if t.strip() and not re.fullmatch(r"\s*(?:" + _UNIT_WORDS + r")\s*", t):
+            return []  # "9 a.m.", "10 edges": the words are part of the answer, not a unit to drop
     if re.search(r"\\circ|degrees", g):
         try:
             v = value(g)
@@ -1805,7 +2043,7 @@ def candidates(p: dict[str, Any], h: int) -> list[Cand]:
         r = gen_sqrt(p, g, h)
         if r:
             return r
-    if re.fullmatch(r"-?\d{1,3}(?:,(?:\\!\s?)?\d{3})+", g):
+    if re.fullmatch(_THOUSANDS, g):
         try:
             return gen_integer(p, int(value(g)), h)
         except (TypeError, ValueError):
@@ -1827,6 +2065,117 @@ def candidates(p: dict[str, Any], h: int) -> list[Cand]:
     if isinstance(v, sp.Expr):
         return gen_symbolic(p, g, h)
     return []
+
+
+_UNI = (("\\cdot", "·"), ("\\pi", "π"), ("\\times", "×"))
+
+
+def to_unicode(tex: str) -> str | None:
+    """Plain-text math a chat model writes: ``2\\sqrt{3}`` as ``2√3``, ``\\frac{3\\pi}{4}`` as ``3π/4``, a leading
+    minus as U+2212. None when the LaTeX has anything else in it."""
+    t = tex.strip().replace("\\dfrac", "\\frac")
+    t = re.sub(r"\\sqrt\s*\{(\d+)\}", r"√\1", t)
+    t = re.sub(r"\\sqrt\s*(\d)", r"√\1", t)
+    for a, b in _UNI:
+        t = t.replace(a, b)
+
+    def frac(m: re.Match[str]) -> str:
+        num, den = m.group(1).strip(), m.group(2).strip()
+        num = f"({num})" if re.search(r"[+\-\s]", num) else num
+        den = f"({den})" if re.search(r"[+\-\s·]", den) else den
+        return f"{num}/{den}"
+
+    t = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", frac, t)
+    t = re.sub(r"\s+", " ", t).strip()
+    if "\\" in t or "{" in t or "}" in t:
+        return None
+    if t.startswith("-"):
+        t = "−" + t[1:]
+    return t
+
+
+def from_unicode(t: str) -> str:
+    """The inverse of :func:`to_unicode`, for the check (LaTeX latex2sympy reads)."""
+    t = t.replace("−", "-")
+    t = re.sub(r"√(\d+)", r"\\sqrt{\1}", t)
+    for a, b in _UNI:
+        t = t.replace(b, a + " ")
+    return t
+
+
+def gen_unicode(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
+    if not re.search(r"\\sqrt|\\pi", gold) or re.search(r"\\(?!sqrt|pi|frac|dfrac|cdot)[a-zA-Z]", gold):
+        return []
+    c = to_unicode(gold)
+    if not c or ("√" not in c and "π" not in c):
+        return []
+    # wrong: a radicand one more (skipping squares), else a denominator one more, else a coefficient one more
+    m = (
+        re.search(r"\\sqrt\s*\{(\d+)\}", gold)
+        or re.search(r"\\frac\{[^{}]*\}\{(\d+)\}", gold)
+        or re.search(r"(\d+)", gold)
+    )
+    if not m:
+        return []
+    k = int(m.group(1)) + 1
+    while "sqrt" in m.group(0) and math.isqrt(k) ** 2 == k:
+        k += 1
+    wtex = gold[: m.start(1)] + str(k) + gold[m.end(1) :]
+    w = to_unicode(wtex)
+    if not w:
+        return []
+    return [
+        Cand(
+            "unicode_math",
+            c,
+            w,
+            "plain-text math with √, π, a/b and a unicode minus; checked by reading it back into LaTeX",
+            math=False,
+            c_twin=from_unicode(c),
+            w_twin=from_unicode(w),
+        )
+    ]
+
+
+_FIND_FN = re.compile(
+    r"(?:[Ff]ind|[Dd]etermine|[Cc]ompute|[Ww]hat is|[Ee]xpress)\s+(?:the\s+\w+\s+)?\$([a-zA-Z])\(([a-z])\)\s*[.,]?\s*\$"
+)
+
+
+def gen_function(p: dict[str, Any], gold: str, h: int) -> list[Cand]:
+    """``p(x) = ...`` when the problem asks for $p(x)$; half of them with the argument renamed."""
+    sp = _sp()
+    m = _FIND_FN.search(p["problem"])
+    if not m or "=" in gold or re.search(r"\\(?:text|mbox)|[a-zA-Z]\(", gold):
+        return []
+    fn, var = m.group(1), m.group(2)
+    try:
+        e = value(gold)
+    except Exception:
+        return []
+    x = sp.Symbol(var)
+    if not isinstance(e, sp.Expr) or e.free_symbols != {x}:
+        return []
+    terms = sp.Add.make_args(sp.expand(e))
+    wrong = sp.expand(e) - 2 * terms[h % len(terms)] if len(terms) > 1 else 2 * e
+    arg = var
+    body, wbody = gold, sp.latex(wrong)
+    if h % 2 and var != "t" and "t" not in gold:
+        arg = "t"
+        t = sp.Symbol("t")
+        body, wbody = sp.latex(e.subs(x, t)), sp.latex(wrong.subs(x, t))
+        assert _num_equal(value(body).subs(t, x), e)
+    note = f"answered as {fn}({arg}) = ..." + (f" with the argument renamed from {var}" if arg != var else "")
+    return [
+        Cand(
+            "function_notation",
+            f"{fn}({arg}) = {body}",
+            f"{fn}({arg}) = {wbody}",
+            note + "; wrong: one term's sign",
+            c_twin=e,
+            w_twin=wrong,
+        )
+    ]
 
 
 def split_of(source: str, ref: str) -> str:
@@ -1853,7 +2202,7 @@ def build(data: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             kind=kind,
             c_twin=ct,
             w_twin=wt,
-            math=not (ct == "text" or "square" in cor or "cents" in cor),
+            math=not (ct == "text" or "square" in cor or "cents" in cor or not cor.isascii()),
         )
         if ct == "text":
             c.style = "prose"
