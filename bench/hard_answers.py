@@ -156,6 +156,29 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def category_table(results: dict[str, Any], split: str = "dev") -> str:
+    """Correct accepted / wrong accepted per category of one split, one column per grader."""
+    names = [n for n, g in results["graders"].items() if "tally" in g]
+    if not names:
+        return ""
+    lines = ["| category (" + split + ") | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    cats = sorted(
+        {
+            k.split("/", 1)[1]
+            for n in names
+            for k in results["graders"][n]["tally"]["split_category"]
+            if k.startswith(split + "/")
+        }
+    )
+    for c in cats:
+        cells = []
+        for n in names:
+            g = results["graders"][n]["tally"]["split_category"].get(f"{split}/{c}")
+            cells.append(f"{g['correct_accepted']}/{g['correct']} (+{g['wrong_accepted']})" if g else "-")
+        lines.append(f"| `{c}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default=str(SET))
@@ -163,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verl-timeout", type=float, default=10.0)
     parser.add_argument("--split", choices=["all", "dev", "test"], default="all")
     parser.add_argument("--output", default=str(RESULTS / "hard_answers.json"))
+    parser.add_argument("--categories", action="store_true", help="also print the dev split per category")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "src"))
     rows = list(read_jsonl(args.set))
@@ -196,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     write_json(results, args.output)
     print(table(results))
+    if args.categories:
+        print()
+        print(category_table(results, "dev"))
     return 0
 
 
