@@ -188,7 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", default=str(RESULTS / "hard_answers.json"))
     parser.add_argument("--categories", action="store_true", help="also print the dev split per category")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(REPO / "src"))
+    # rewardloop comes from the interpreter's path (PYTHONPATH=<tree>/src or the installed package), so the same
+    # script scores any tree's code; which one is recorded in the results
+    import rewardloop
+
     rows = list(read_jsonl(args.set))
     if args.split != "all":
         rows = [r for r in rows if r["split"] == args.split]
@@ -216,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         "with_prompts": bool(text),
         "bar": "correct accepted >= 80% and wrong accepted <= 2 (issue 21)",
         "versions": versions(),
+        "rewardloop_src": str(Path(rewardloop.__file__).resolve().parent),
         "graders": graders,
     }
     write_json(results, args.output)
