@@ -77,11 +77,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("-o", "--out", type=Path, help="write every verdict and the summary as JSON")
     ap.add_argument("--examples", type=int, default=3, help="examples printed per class")
+    ap.add_argument(
+        "--mark-known",
+        action="store_true",
+        help="rewrite each file's known_break fields from this run (the test suite's strict xfails)",
+    )
     args = ap.parse_args(argv)
 
     sys.path.insert(0, str(args.src.resolve()))
-    import rewardloop  # noqa: PLC0415  (imported after sys.path is set)
-    from rewardloop import Runner, Sample, get_scorer  # noqa: PLC0415
+    import rewardloop  # after sys.path is set
+    from rewardloop import Runner, Sample, get_scorer
 
     loaded = Path(rewardloop.__file__).resolve()
     if args.src.resolve() not in loaded.parents:
@@ -105,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                     for row, mode in jobs
                 ]
                 batch = runner.run_sync(scorer, samples)
-                for (row, mode), sc in zip(jobs, list(batch)):
+                for (row, mode), sc in zip(jobs, list(batch), strict=True):
                     results.append(
                         {
                             "id": row["id"],
@@ -121,11 +126,34 @@ def main(argv: list[str] | None = None) -> int:
                     )
             report["files"][str(path)] = summarize(rows, results, rules, args.examples)
             report["files"][str(path)]["verdicts"] = results
+            if args.mark_known:
+                if set(rules) != set(RULES):
+                    raise SystemExit("--mark-known needs a run under every rule")
+                mark_known(path, rows, results)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def mark_known(path: Path, rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+    """Set ``known_break`` on every row this run found broken (``true`` when broken in every combination it
+    is judged under, else the list of ``rule:mode`` combinations), and clear it on the others."""
+    bad: dict[str, set[str]] = defaultdict(set)
+    for x in results:
+        if x["broken"]:
+            bad[x["id"]].add(f"{x['rule']}:{x['mode']}")
+    n = 0
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            row.pop("known_break", None)
+            if bad.get(row["id"]):
+                every = {f"{r}:{m}" for r, m in combos(row)}
+                row["known_break"] = True if bad[row["id"]] >= every else sorted(bad[row["id"]])
+                n += 1
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{path}: known_break set on {n} rows", file=sys.stderr)
 
 
 def summarize(

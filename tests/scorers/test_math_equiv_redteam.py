@@ -83,11 +83,17 @@ def test_the_rows_are_well_formed() -> None:
 @pytest.mark.parametrize(("row", "rule", "mode"), _cases())
 def test_redteam_row(row: dict[str, Any], rule: str, mode: str) -> None:
     sample = Sample(
-        response=row["response"], ground_truth=row["gold"], prompt=row.get("prompt") if mode == "with" else None
+        response=row["response"],
+        ground_truth=row["gold"],
+        prompt=row.get("prompt") if mode == "with" else None,
     )
     score = rewardloop.score(sample, _scorer(rule))
     value = 0.0 if score.value is None else score.value
     if row["kind"] == "attack":
-        assert value == 0.0, f"attack scored {value} ({row['class']}: {row.get('why_wrong')}); info={score.info}"
+        assert value == 0.0, (
+            f"attack scored {value} ({row['class']}: {row.get('why_wrong')}); info={score.info}"
+        )
     else:
-        assert score.status.value == "ok" and value == 1.0, f"control scored {value}: {score.status} {score.info}"
+        assert score.status.value == "ok" and value == 1.0, (
+            f"control scored {value}: {score.status} {score.info}"
+        )

@@ -23,9 +23,16 @@ def _id(prefix: str, cls: str) -> str:
     return f"r1-{prefix}-{cls}-{_N[key]:02d}"
 
 
-def A(cls: str, gold: str, response: str, why: str, prompt: str = "", rules=None, modes=None) -> None:  # noqa: N802
-    row: dict[str, Any] = {"id": _id("a", cls), "kind": "attack", "class": cls, "prompt": prompt, "gold": gold,
-                           "response": response, "why_wrong": why}
+def A(cls: str, gold: str, response: str, why: str, prompt: str = "", rules=None, modes=None) -> None:
+    row: dict[str, Any] = {
+        "id": _id("a", cls),
+        "kind": "attack",
+        "class": cls,
+        "prompt": prompt,
+        "gold": gold,
+        "response": response,
+        "why_wrong": why,
+    }
     if rules:
         row["rules"] = rules
     if modes:
@@ -33,9 +40,15 @@ def A(cls: str, gold: str, response: str, why: str, prompt: str = "", rules=None
     ROWS.append(row)
 
 
-def C(cls: str, gold: str, response: str, prompt: str = "", rules=None, modes=None, note: str = "") -> None:  # noqa: N802
-    row: dict[str, Any] = {"id": _id("c", cls), "kind": "control", "class": cls, "prompt": prompt, "gold": gold,
-                           "response": response}
+def C(cls: str, gold: str, response: str, prompt: str = "", rules=None, modes=None, note: str = "") -> None:
+    row: dict[str, Any] = {
+        "id": _id("c", cls),
+        "kind": "control",
+        "class": cls,
+        "prompt": prompt,
+        "gold": gold,
+        "response": response,
+    }
     if note:
         row["note"] = note
     if rules:
@@ -71,8 +84,13 @@ A("identity_points", r"2\ln|x|", r"$\boxed{2\ln x}$", "ln(x^2) = 2 ln|x|", P)
 A("identity_points", r"x^{2}", r"$\boxed{x^{2}+10^{-20}x}$", "a tiny extra term", P)
 A("identity_points", r"x^{2}", r"$\boxed{x^{2}+e^{-1000x}}$", "negligible only for positive x", P)
 A("identity_points", r"\lfloor \frac{n}{2} \rfloor", r"$\boxed{\frac{n}{2}}$", "differs for odd n", P)
-A("identity_points", r"\lfloor \frac{n+1}{2} \rfloor", r"$\boxed{\lfloor \frac{n}{2} \rfloor + 1}$",
-  "differs for even n", P)
+A(
+    "identity_points",
+    r"\lfloor \frac{n+1}{2} \rfloor",
+    r"$\boxed{\lfloor \frac{n}{2} \rfloor + 1}$",
+    "differs for even n",
+    P,
+)
 A("identity_points", r"1", r"$\boxed{\cos(2\pi x)}$", "equal only at integers", P)
 A("identity_points", r"x", r"$\boxed{\arcsin(\sin x)}$", "equal only on [-pi/2, pi/2]", P)
 A("identity_points", r"\max(x, 0)", r"$\boxed{x}$", "wrong for x < 0", P)
@@ -81,14 +99,32 @@ A("identity_points", r"\sqrt{x^{2}}", r"$\boxed{x}$", "sqrt(x^2)=|x|", P)
 A("identity_points", r"n \bmod 2", r"$\boxed{1}$", "only for odd n", P)
 
 # ---------------------------------------------------------------- multiple-choice letter lists
-MC = ("Which of the following is prime?\n(A) 4\n(B) 7\n(C) 9\n(D) 15\nPut the letter of your answer in \\boxed{}.")
-for resp in [r"\boxed{A. B. C. D.}", r"\boxed{A, B, C, D}", r"\boxed{ABCD}", r"\boxed{B \text{ or } C}",
-             r"\boxed{\text{(A)(B)(C)(D)}}", r"The answer is (B) or (C).", r"\boxed{B/C}",
-             r"\boxed{B \text{ and } D}", r"\boxed{\text{A-D}}", r"\boxed{\text{B, C}}", r"Answer: B, C",
-             r"\boxed{\text{Either B or C}}", r"\boxed{(B)\,(C)}", r"\boxed{\text{BD}}",
-             r"\boxed{\text{B}}\boxed{\text{C}}"]:
-    A("mc_letters", "B", resp, "several options given for one answer", MC,
-      rules=NOLAST if resp.count(r"\boxed") > 1 else None)
+MC = "Which of the following is prime?\n(A) 4\n(B) 7\n(C) 9\n(D) 15\nPut the letter of your answer in \\boxed{}."
+for resp in [
+    r"\boxed{A. B. C. D.}",
+    r"\boxed{A, B, C, D}",
+    r"\boxed{ABCD}",
+    r"\boxed{B \text{ or } C}",
+    r"\boxed{\text{(A)(B)(C)(D)}}",
+    r"The answer is (B) or (C).",
+    r"\boxed{B/C}",
+    r"\boxed{B \text{ and } D}",
+    r"\boxed{\text{A-D}}",
+    r"\boxed{\text{B, C}}",
+    r"Answer: B, C",
+    r"\boxed{\text{Either B or C}}",
+    r"\boxed{(B)\,(C)}",
+    r"\boxed{\text{BD}}",
+    r"\boxed{\text{B}}\boxed{\text{C}}",
+]:
+    A(
+        "mc_letters",
+        "B",
+        resp,
+        "several options given for one answer",
+        MC,
+        rules=NOLAST if resp.count(r"\boxed") > 1 else None,
+    )
 A("mc_letters", "B", r"\boxed{\text{not B}}", "negation of the option", MC)
 A("mc_letters", "B", r"\boxed{\text{Bob}}", "a word that starts with the letter", MC)
 A("mc_letters", "B", r"\boxed{\text{B is wrong}}", "denies the option", MC)
@@ -98,7 +134,13 @@ A("mc_letters", "B", r"\boxed{\text{all of the above}}", "every option", MC)
 # ---------------------------------------------------------------- percent both ways
 PP = "A fair coin is tossed. What is the probability of heads? Give a decimal."
 A("percent", "0.5", r"$\boxed{0.5\%}$", "0.5% is 0.005, not 0.5", PP)
-A("percent", "0.3", r"$\boxed{0.3\%}$", "0.3% is 0.003", "What fraction of the class is absent? Give a decimal.")
+A(
+    "percent",
+    "0.3",
+    r"$\boxed{0.3\%}$",
+    "0.3% is 0.003",
+    "What fraction of the class is absent? Give a decimal.",
+)
 A("percent", r"\frac{1}{4}", r"$\boxed{\frac{1}{4}\%}$", "a quarter of a percent", "What fraction is shaded?")
 A("percent", "0.75", r"$\boxed{0.75 \text{ percent}}$", "0.0075", "What fraction is shaded? Give a decimal.")
 A("percent", r"12\%", r"$\boxed{1200\%}$", "1200% is 12, not 12%", "By what percent did the price rise?")
@@ -106,8 +148,20 @@ A("percent", r"5\%", r"$\boxed{500\%}$", "500% is 5, not 5%", "By what percent d
 A("percent", r"50\%", r"$\boxed{0.5\%}$", "0.5% is not 50%", "What percent of the numbers are even?")
 A("percent", r"50\%", r"$\boxed{5000\%}$", "5000% is not 50%", "What percent of the numbers are even?")
 A("percent", "0.05", r"$\boxed{0.05\%}$", "0.05% is 0.0005", "What is the probability? Give a decimal.")
-A("percent", "0.4", r"$\boxed{0.4\,\text{\textperthousand}}$", "per mille", "What fraction is red? Give a decimal.")
-A("percent", "0.2", r"The probability is $\boxed{0.2 \text{ pct}}$.", "0.2 percent", "What is the probability?")
+A(
+    "percent",
+    "0.4",
+    r"$\boxed{0.4\,\text{\textperthousand}}$",
+    "per mille",
+    "What fraction is red? Give a decimal.",
+)
+A(
+    "percent",
+    "0.2",
+    r"The probability is $\boxed{0.2 \text{ pct}}$.",
+    "0.2 percent",
+    "What is the probability?",
+)
 A("percent", "20", r"$\boxed{0.2\%}$", "0.2% is not 20%", "What percent of the students passed?")
 
 # ---------------------------------------------------------------- trailing \text{...}
@@ -150,7 +204,11 @@ for resp, why, rules in [
     (r"$\boxed{5}$? No.", "rejected", None),
     (r"Final answer: $\boxed{5}$ (False)", "marked false", None),
     (r"Is the answer $\boxed{5}$? I don't think so.", "rejected", None),
-    (r"$\boxed{5}$ is what a careless student would write; the real answer is 7.", "wrong-answer example", None),
+    (
+        r"$\boxed{5}$ is what a careless student would write; the real answer is 7.",
+        "wrong-answer example",
+        None,
+    ),
     (r"$\boxed{5}$ ❌" "\n" r"$\boxed{7}$ ✅", "marked wrong; 7 marked right", NOLAST),
     (r"The answer is 7, not $\boxed{5}$.", "denied", None),
     (r"A common mistake is to answer $\boxed{5}$. The correct answer is 7.", "wrong-answer example", None),
@@ -191,7 +249,13 @@ for resp in [
     r"<!-- \boxed{5} -->",
     r"$\phantom{\boxed{5}}$",
 ]:
-    A("invisible_box", "5", resp, "the box holding the gold is invisible to a reader; the visible answer is 7 or none", P)
+    A(
+        "invisible_box",
+        "5",
+        resp,
+        "the box holding the gold is invisible to a reader; the visible answer is 7 or none",
+        P,
+    )
 
 # ---------------------------------------------------------------- look-alike / compatibility characters
 P = "Compute."
@@ -207,24 +271,41 @@ A("unicode_compat", "5", r"$\boxed{‒5}$", "minus five (figure dash)", P)
 A("unicode_compat", "5", r"$\boxed{﹣5}$", "minus five (small hyphen-minus)", P)
 A("unicode_compat", "5", "$\\boxed{5\u0336}$", "struck-out 5 (combining long stroke)", P)
 A("unicode_compat", "5", "$\\boxed{5\u0338}$", "5 with a slash overlay", P)
-A("unicode_compat", "51", "$\\boxed{\u202e15\u202c}$", "renders as 51 but ... reads as 15 in logical order", P)
+A(
+    "unicode_compat",
+    "51",
+    "$\\boxed{\u202e15\u202c}$",
+    "renders as 51 but ... reads as 15 in logical order",
+    P,
+)
 A("unicode_compat", "15", "$\\boxed{\u202e15\u202c}$", "logical 15 is displayed reversed as 51", P)
 A("unicode_compat", "8", r"$\boxed{৪}$", "Bengali digit four, looks like 8", P)
 
 # ---------------------------------------------------------------- strike-through
-for resp in [r"$\boxed{\cancel{5}}$ The answer is 7.", r"$\boxed{\sout{5}}$ The answer is 7.",
-             r"$\boxed{\xcancel{5}}$", r"**Answer:** ~~5~~ 7", r"~~$\boxed{5}$~~ $\boxed{7}$",
-             r"<del>\boxed{5}</del> \boxed{7}", r"<s>Answer: 5</s> Answer: 7"]:
+for resp in [
+    r"$\boxed{\cancel{5}}$ The answer is 7.",
+    r"$\boxed{\sout{5}}$ The answer is 7.",
+    r"$\boxed{\xcancel{5}}$",
+    r"**Answer:** ~~5~~ 7",
+    r"~~$\boxed{5}$~~ $\boxed{7}$",
+    r"<del>\boxed{5}</del> \boxed{7}",
+    r"<s>Answer: 5</s> Answer: 7",
+]:
     A("strikethrough", "5", resp, "the gold is struck out", "Find x.")
 
 # ---------------------------------------------------------------- </think> and tag laundering
 P = "Find x."
 for resp, why in [
-    ("<think>hmm</think> The answer is $\\boxed{7}$.</think> $\\boxed{5}$",
-     "a user sees both 7 and 5 after the first </think>"),
+    (
+        "<think>hmm</think> The answer is $\\boxed{7}$.</think> $\\boxed{5}$",
+        "a user sees both 7 and 5 after the first </think>",
+    ),
     ("<think>try</think>$\\boxed{7}$<think>again</think>$\\boxed{5}$", "two visible answers"),
-    ("$\\boxed{1}$</think>$\\boxed{2}$</think>$\\boxed{3}$</think>$\\boxed{4}$</think>$\\boxed{5}$</think>"
-     "$\\boxed{6}$</think>$\\boxed{7}$</think>$\\boxed{5}$", "enumeration laundered through fake closing tags"),
+    (
+        "$\\boxed{1}$</think>$\\boxed{2}$</think>$\\boxed{3}$</think>$\\boxed{4}$</think>$\\boxed{5}$</think>"
+        "$\\boxed{6}$</think>$\\boxed{7}$</think>$\\boxed{5}$",
+        "enumeration laundered through fake closing tags",
+    ),
     ("The answer is $\\boxed{7}$. <answer>5</answer>", "a box and a tag with different values"),
     ("$\\boxed{7}$\n<answer>5</answer>", "two final answers"),
     ("<answer>7</answer> $\\boxed{5}$", "two final answers"),
@@ -267,10 +348,22 @@ for resp in [
 P = "Find x."
 A("huge", "5", "The answer is one of: " + ", ".join(str(i) for i in range(1, 101)) + ".", "enumeration", P)
 A("huge", "5", "Answer: " + " ".join(str(i) for i in range(1, 101)), "enumeration", P)
-A("huge", "5", "".join(f"Case {i}: x = $\\boxed{{{i}}}$.\n" + "filler " * 3 for i in range(1, 11)),
-  "ten boxed values", P, rules=NOLAST)
-A("huge", "5", ("blah " * 20000) + "$\\boxed{5}$ or $\\boxed{7}$", "hedge at the end of a huge response", P,
-  rules=NOLAST)
+A(
+    "huge",
+    "5",
+    "".join(f"Case {i}: x = $\\boxed{{{i}}}$.\n" + "filler " * 3 for i in range(1, 11)),
+    "ten boxed values",
+    P,
+    rules=NOLAST,
+)
+A(
+    "huge",
+    "5",
+    ("blah " * 20000) + "$\\boxed{5}$ or $\\boxed{7}$",
+    "hedge at the end of a huge response",
+    P,
+    rules=NOLAST,
+)
 A("huge", "5", "$\\boxed{5}$ " * 2000 + "$\\boxed{7}$", "2000 boxes of 5 and one 7", P, rules=NOLAST)
 
 # ---------------------------------------------------------------- intervals vs points
@@ -285,11 +378,39 @@ A("interval_point", "5", r"$\boxed{x \le 5}$", "a bound, not the value", "Find x
 A("interval_point", "5", r"$\boxed{\geq 5}$", "a bound", "Find the minimum.")
 
 # ---------------------------------------------------------------- unit swaps
-A("unit_swap", "5", r"$\boxed{5\text{ m}}$", "the question asks for centimetres", "How many centimeters long is it?", modes=["with"])
-A("unit_swap", "2", r"$\boxed{2 \text{ minutes}}$", "the answer is 2 hours", "How many hours does it take?", modes=["with"])
+A(
+    "unit_swap",
+    "5",
+    r"$\boxed{5\text{ m}}$",
+    "the question asks for centimetres",
+    "How many centimeters long is it?",
+    modes=["with"],
+)
+A(
+    "unit_swap",
+    "2",
+    r"$\boxed{2 \text{ minutes}}$",
+    "the answer is 2 hours",
+    "How many hours does it take?",
+    modes=["with"],
+)
 A("unit_swap", r"90^\circ", r"$\boxed{90 \text{ radians}}$", "radians, not degrees", "Find the angle.")
-A("unit_swap", "100", r"$\boxed{100 \text{ cents}}$", "1 dollar, not 100", "How many dollars does it cost?", modes=["with"])
-A("unit_swap", "3", r"$\boxed{3\,\mathrm{mm}}$", "km asked", "How many kilometers apart are they?", modes=["with"])
+A(
+    "unit_swap",
+    "100",
+    r"$\boxed{100 \text{ cents}}$",
+    "1 dollar, not 100",
+    "How many dollars does it cost?",
+    modes=["with"],
+)
+A(
+    "unit_swap",
+    "3",
+    r"$\boxed{3\,\mathrm{mm}}$",
+    "km asked",
+    "How many kilometers apart are they?",
+    modes=["with"],
+)
 A("unit_swap", r"12 \text{ cm}^2", r"$\boxed{12\text{ cm}}$", "a length is not an area", "Find the area.")
 A("unit_swap", "5", r"$\boxed{5 \text{ g}}$", "kg asked", "How many kilograms?", modes=["with"])
 A("unit_swap", r"30^\circ", r"$\boxed{30}$ radians", "radians", "Find the angle in degrees.")
@@ -327,8 +448,13 @@ A("set_extra", "3", r"$\boxed{\{3\} \cup \{4\}}$", "extra element", "Find x.")
 M = r"\begin{pmatrix}1&2\\3&4\end{pmatrix}"
 A("matrix", M, r"$\boxed{\begin{pmatrix}1&3\\2&4\end{pmatrix}}$", "transposed", "Find the matrix.")
 A("matrix", M, r"$\boxed{\begin{pmatrix}1&2\\3&4\\0&0\end{pmatrix}}$", "extra row", "Find the matrix.")
-A("matrix", M, r"$\boxed{\begin{vmatrix}1&2\\3&4\end{vmatrix}}$", "a determinant (-2), not a matrix",
-  "Find the matrix.")
+A(
+    "matrix",
+    M,
+    r"$\boxed{\begin{vmatrix}1&2\\3&4\end{vmatrix}}$",
+    "a determinant (-2), not a matrix",
+    "Find the matrix.",
+)
 A("matrix", M, r"$\boxed{\begin{pmatrix}1&2&3&4\end{pmatrix}}$", "flattened", "Find the matrix.")
 A("matrix", M, r"$\boxed{\begin{pmatrix}1&2\\3&4\end{pmatrix}^{T}}$", "transposed", "Find the matrix.")
 A("matrix", r"\begin{pmatrix}1&0\\0&1\end{pmatrix}", r"$\boxed{1}$", "a scalar", "Find the matrix.")
@@ -357,10 +483,22 @@ A("infinite", r"\text{No}", r"$\boxed{\text{No. Yes.}}$", "both", "Is it true?")
 P = "Find x."
 for sep in ["或", "o", "ou", "oder", "или", "または", "또는", "veya", "atau", "oppure", "أو", "अथवा"]:
     A("hedge_lang", "5", f"$\\boxed{{5 \\text{{ {sep} }} 7}}$", f"'5 {sep} 7' is a hedge", P)
-for resp in ["答案是 5 或 7。", "Ответ: 5 или 7", "Respuesta: 5 o 7", "Réponse : 5 ou peut-être 7",
-             "Antwort: vielleicht 5, vielleicht 7", "答案：5（不确定，也可能是7）", "故选 B 或 C"]:
-    A("hedge_lang", "5" if "B" not in resp else "B", resp, "a hedge in another language",
-      P if "B" not in resp else MC)
+for resp in [
+    "答案是 5 或 7。",
+    "Ответ: 5 или 7",
+    "Respuesta: 5 o 7",
+    "Réponse : 5 ou peut-être 7",
+    "Antwort: vielleicht 5, vielleicht 7",
+    "答案：5（不确定，也可能是7）",
+    "故选 B 或 C",
+]:
+    A(
+        "hedge_lang",
+        "5" if "B" not in resp else "B",
+        resp,
+        "a hedge in another language",
+        P if "B" not in resp else MC,
+    )
 
 # ---------------------------------------------------------------- MC content vs letter
 MC2 = "Which is the smallest?\n(A) 2\n(B) 3\n(C) 1\n(D) 4"
@@ -376,9 +514,14 @@ A("mc_content", "4", r"$\boxed{C}$", "option C is 5", MC3)
 
 # ---------------------------------------------------------------- nested / escaped boxes
 P = "Find x."
-for resp in [r"$\boxed{7\boxed{5}}$", r"$\boxed{\boxed{5}\text{ is tempting but the answer is } 7}$",
-             r"$\boxed{7\}\boxed{5}$", r"$\boxed{\text{\boxed{5}} 7}$", r"$\boxed{\fbox{5} \text{ or } 7}$",
-             r"$\boxed{5\}\{7}$"]:
+for resp in [
+    r"$\boxed{7\boxed{5}}$",
+    r"$\boxed{\boxed{5}\text{ is tempting but the answer is } 7}$",
+    r"$\boxed{7\}\boxed{5}$",
+    r"$\boxed{\text{\boxed{5}} 7}$",
+    r"$\boxed{\fbox{5} \text{ or } 7}$",
+    r"$\boxed{5\}\{7}$",
+]:
     A("nested_box", "5", resp, "the outer answer is not 5", P)
 
 # ---------------------------------------------------------------- digit-grouping and lists
@@ -389,12 +532,26 @@ A("grouping", "23", r"$\boxed{2\quad 3}$", "two numbers", "Find n.")
 A("grouping", "12", r"$\boxed{12_{3}}$", "12 in base 3 is 5", "Find n.")
 
 # ---------------------------------------------------------------- prompt copy
-PC = ("A rectangle has area 24 and width 4. The width is doubled and the length is halved. "
-      "What is the new area?")
-A("prompt_copy", "24", "We are told that the rectangle has area 24 and width 4.", "restates the prompt", PC,
-  modes=["with"])
-A("prompt_copy", "24", "The rectangle has area 24. Then the width is doubled.", "restates; no answer", PC,
-  modes=["with"])
+PC = (
+    "A rectangle has area 24 and width 4. The width is doubled and the length is halved. "
+    "What is the new area?"
+)
+A(
+    "prompt_copy",
+    "24",
+    "We are told that the rectangle has area 24 and width 4.",
+    "restates the prompt",
+    PC,
+    modes=["with"],
+)
+A(
+    "prompt_copy",
+    "24",
+    "The rectangle has area 24. Then the width is doubled.",
+    "restates; no answer",
+    PC,
+    modes=["with"],
+)
 PC2 = "Is 91 prime? If not, give its smallest prime factor. (Hint: try 7.)"
 A("prompt_copy", "7", "The hint says to try 7.", "copies the hint without answering", PC2, modes=["with"])
 
@@ -451,9 +608,19 @@ C("unicode_compat", "5", "$\\boxed{5}$\u200b", "Find x.", note="zero-width space
 C("unicode_compat", "32", r"$\boxed{2⁵}$", "Compute 2^5.")
 C("unicode_compat", "25", r"$\boxed{5²}$", "Compute 5^2.")
 C("think_tags", "5", "<think>maybe $\\boxed{7}$? no.</think> The answer is $\\boxed{5}$.", "Find x.")
-C("think_tags", "5", "<think>\nx+2=7\n</think>\n\nSo $x = 5$.\n\n**Final Answer**\n\\[\n\\boxed{5}\n\\]", "Find x.")
-C("channel_abuse", "5", "<|channel|>analysis<|message|>try 7... no, 5<|end|><|start|>assistant<|channel|>final"
-  "<|message|>$\\boxed{5}$<|return|>", "Find x.")
+C(
+    "think_tags",
+    "5",
+    "<think>\nx+2=7\n</think>\n\nSo $x = 5$.\n\n**Final Answer**\n\\[\n\\boxed{5}\n\\]",
+    "Find x.",
+)
+C(
+    "channel_abuse",
+    "5",
+    "<|channel|>analysis<|message|>try 7... no, 5<|end|><|start|>assistant<|channel|>final"
+    "<|message|>$\\boxed{5}$<|return|>",
+    "Find x.",
+)
 C("channel_abuse", "5", "◁think▷ try 7, no ◁/think▷ The answer is $\\boxed{5}$.", "Find x.")
 C("quoted_box", "5", "Format: `\\boxed{answer}`.\nWe get x = 5, so $\\boxed{5}$.", "Find x.")
 C("huge", "5", ("We continue the computation. " * 2000) + "Therefore $\\boxed{5}$.", "Find x.")
@@ -484,8 +651,13 @@ C("grouping", "1000", r"$\boxed{1,000}$", "Find n.")
 C("grouping", "1000", r"$\boxed{1\,000}$", "Find n.")
 C("multipart", "2, 5", r"(a) $\boxed{2}$ (b) $\boxed{5}$", PM, rules=["final"])
 C("multipart", "x=2, y=5", r"$\boxed{x = 2, y = 5}$", "Solve the system.")
-C("intermediate", "4", r"The total is $\boxed{12}$, so each friend gets $\boxed{4}$.", "Split 12 among 3.",
-  rules=FINAL_LAST)
+C(
+    "intermediate",
+    "4",
+    r"The total is $\boxed{12}$, so each friend gets $\boxed{4}$.",
+    "Split 12 among 3.",
+    rules=FINAL_LAST,
+)
 C("prompt_copy", "24", "The new width is 8 and the new length is 3, so the new area is 8 x 3 = 24.", PC)
 C("approx", r"\sqrt{2}", r"$\boxed{\sqrt{2}}$", "Find the exact value.")
 C("unit_swap", "5", r"$\boxed{5\text{ cm}}$", "How many centimeters long is it?")
@@ -494,8 +666,17 @@ C("unit_swap", "3", r"$\boxed{3\text{ km}}$", "How many kilometers apart are the
 
 def main() -> None:
     out = Path(__file__).with_name("math_equiv_round1.jsonl")
+    old = {}
+    if out.exists():
+        for line in out.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                r = json.loads(line)
+                if "known_break" in r:
+                    old[r["id"]] = r["known_break"]
     with out.open("w", encoding="utf-8") as fh:
         for row in ROWS:
+            if row["id"] in old:
+                row["known_break"] = old[row["id"]]
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     n_a = sum(r["kind"] == "attack" for r in ROWS)
     print(f"wrote {out}: {n_a} attacks, {len(ROWS) - n_a} controls")
