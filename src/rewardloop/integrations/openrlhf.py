@@ -31,9 +31,9 @@ How each query becomes a :class:`~rewardloop.Sample`:
   ``scorer`` (or ``REWARDLOOP_SCORER``, a registered scorer name) is set.
 
 Failures: OpenRLHF has no per-sample "excluded" reward in a tensor, so a failed sample gets ``on_error``
-(default 0.0; ``REWARDLOOP_ON_ERROR``), and ``extra_logs["rewardloop_failed"]`` marks it (1.0) so the
-failure rate is on the dashboard. ``on_error="raise"`` raises instead: OpenRLHF then logs the error and
-leaves that sample unrewarded (its own notion of exclusion). ``scores`` hold the same values as
+(default: a reward config's ``runner.on_error``, else 0.0; ``REWARDLOOP_ON_ERROR``), and
+``extra_logs["rewardloop_failed"]`` marks it (1.0) so the failure rate is on the dashboard.
+``on_error="raise"`` raises instead: OpenRLHF then logs the error and leaves that sample unrewarded (its own notion of exclusion). ``scores`` hold the same values as
 ``rewards`` (the rule scorers already give 0-1 accuracy); scorers that report an ``acc`` metric give it
 there instead, and every numeric metric a scorer reports becomes an ``extra_logs`` entry.
 
@@ -50,6 +50,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from .._summary import short_error
 from ..errors import ConfigError, ScoringError
 from ..scorers._base import Scorer, as_scorer
 from ..types import Sample, Score, Status
@@ -129,24 +130,37 @@ class OpenRLHFRewardFunc:
         scorer: Scorer | str | Callable[[Sample], Any] | None = None,
         *,
         data_source: str | None = None,
-        on_error: float | Literal["raise"] | str = 0.0,
+        on_error: float | Literal["raise"] | str | None = None,
         runner: Any = None,
         eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
         timeout: float | None = None,
         return_tensors: bool | None = None,
+        config: Any = None,
     ) -> None:
+        if config is not None and scorer is not None:
+            raise ConfigError(
+                "give a scorer or a reward config, not both (a config's components name scorers)"
+            )
+        self.config = None if config is None else _adapter_config(config)
         if isinstance(scorer, str):
             from ..scorers._registry import get_scorer
 
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
         self.data_source = data_source
+        if on_error is None:
+            # a config's failure policy is the training reward's (the CLI and the service apply it); else 0.0
+            configured = None if config is None else _config_on_error(config)
+            on_error = 0.0 if configured is None else configured
         self.on_error = _check_on_error(on_error)
         self.eos_tokens = tuple(eos_tokens)
         self.timeout = timeout
         self.return_tensors = return_tensors
         self._runner = runner
+        self._manager: Any = None
         self._lock = threading.Lock()
+        if self.config is not None:
+            self._get_manager()  # build (and so check) the config now, refusing what cannot be applied
 
     def __call__(
         self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any
@@ -158,18 +172,19 @@ class OpenRLHFRewardFunc:
             )
         sources = _per_row(kwargs.get("data_source", self.data_source), n)
         scores: list[Score | None] = [None] * n
-        todo: list[tuple[int, Scorer, Sample]] = []
+        todo: list[tuple[int, Sample]] = []
+        manager = self._get_manager()
         for i in range(n):
             try:
                 sample = self._sample(queries[i], prompts[i], labels[i], sources[i])
-                scorer = self.scorer if self.scorer is not None else _route(sample.task)
+                manager.scorer_for(sample)  # an unrouted data source raises: a configuration error
             except (TypeError, ValueError) as exc:  # bad row: this sample fails, the batch goes on
                 scores[i] = Score.failure(Status.INVALID_INPUT, str(exc))
                 continue
-            todo.append((i, scorer, sample))
+            todo.append((i, sample))
         if todo:
-            batch = self._get_runner().run_sync([s for _, s, _ in todo], [x for _, _, x in todo])
-            for (i, _, _), score in zip(todo, batch, strict=True):
+            batch = manager.score([x for _, x in todo])
+            for (i, _), score in zip(todo, batch, strict=True):
                 scores[i] = score
         return self._result([s for s in scores if s is not None])
 
@@ -206,7 +221,7 @@ class OpenRLHFRewardFunc:
                 len(failed),
                 len(scores),
                 first.status.value,
-                first.info.get("error"),
+                short_error(first.info.get("error")),
                 self.on_error,
             )
         fill = float(self.on_error)  # type: ignore[arg-type]
@@ -234,19 +249,34 @@ class OpenRLHFRewardFunc:
             return values
         return torch.tensor(values, dtype=torch.float32)
 
-    def _get_runner(self) -> Any:
-        with self._lock:  # OpenRLHF calls from many threads at once: build one runner
-            if self._runner is None:
+    def _get_manager(self) -> Any:
+        """The :class:`~rewardloop.RewardManager` that scores: the one builder's for a config (refusing what
+        OpenRLHF cannot feed it: it passes no token lengths), else the scorer or routing on a private runner."""
+        with self._lock:  # OpenRLHF calls from many threads at once: build one manager
+            if self._manager is None:
                 from ..execution._runner import Runner
+                from ..managers._manager import RewardManager
 
-                self._runner = Runner(on_error=None, timeout_s=self.timeout)
-            return self._runner
+                if self.config is not None:
+                    manager = RewardManager.from_config(self.config, runner=self._runner)
+                    gaps = manager.unapplied(lengths=False)
+                    if gaps:
+                        manager.close()
+                        raise ConfigError(
+                            "OpenRLHF's reward_func gets no token lengths, so this config cannot be applied: "
+                            + "; ".join(gaps)
+                        )
+                else:
+                    runner = self._runner or Runner(on_error=None, timeout_s=self.timeout)
+                    manager = RewardManager(self.scorer, runner=runner, owns_runner=self._runner is None)
+                self._manager = manager
+            return self._manager
 
     def close(self) -> None:
         with self._lock:
-            runner, self._runner = self._runner, None
-        if runner is not None:
-            runner.close()
+            manager, self._manager = self._manager, None
+        if manager is not None:
+            manager.close()
 
 
 def _accuracy(score: Score, reward: float) -> float:
@@ -275,10 +305,20 @@ def _maybe_json(value: Any) -> Any:
     return value
 
 
-def _route(task: Any) -> Scorer:
-    from ..scorers._registry import resolve_scorer
+def _adapter_config(config: Any) -> Any:
+    """The reward config with the runner's failure policy off: this adapter applies ``on_error`` itself."""
+    import dataclasses
 
-    return resolve_scorer(task)
+    from ..config import load_reward_config
+
+    cfg = load_reward_config(config)
+    return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+
+
+def _config_on_error(config: Any) -> Any:
+    from ..config import load_reward_config
+
+    return load_reward_config(config).runner.get("on_error")
 
 
 def _check_on_error(on_error: Any) -> float | Literal["raise"]:
@@ -294,16 +334,19 @@ def make_reward_func(
     scorer: Scorer | str | Callable[[Sample], Any] | None = None,
     *,
     data_source: str | None = None,
-    on_error: float | Literal["raise"] | str = 0.0,
+    on_error: float | Literal["raise"] | str | None = None,
     runner: Any = None,
     eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
     timeout: float | None = None,
     return_tensors: bool | None = None,
+    config: Any = None,
 ) -> OpenRLHFRewardFunc:
     """A configured ``reward_func`` for OpenRLHF. ``scorer``: None (route by data_source), a registered
     name, a :class:`~rewardloop.Scorer` or ``fn(sample)``; ``data_source``: the default task;
     ``on_error``: reward of a failed sample, or ``"raise"``; ``return_tensors``: None = tensors when torch
-    is installed."""
+    is installed; ``config``: a reward config (YAML path, mapping or ``RewardConfig``) built by the same
+    builder as ``rewardloop score --config`` and ``serve``, instead of ``scorer`` (overlong shaping and the
+    ``overlong_zone`` monitor are refused: OpenRLHF passes no token lengths)."""
     return OpenRLHFRewardFunc(
         scorer,
         data_source=data_source,
@@ -312,6 +355,7 @@ def make_reward_func(
         eos_tokens=eos_tokens,
         timeout=timeout,
         return_tensors=return_tensors,
+        config=config,
     )
 
 

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..._io import response_text
 from ...errors import InvalidSampleError
 from ...scorers._base import Scorer
 from ...scorers._custom import (
@@ -96,9 +97,7 @@ def sample_from_row(row: Mapping[str, Any], response_key: str = "response") -> S
         raise InvalidSampleError(
             f"row has no {response_key!r} field (pick the response column with --response-key); fields: {present}"
         )
-    response = row[response_key]
-    if not isinstance(response, str):
-        raise InvalidSampleError(f"{response_key!r} must be a string, got {type(response).__name__}")
+    response = response_text(row[response_key], response_key)
     data_source = row.get("data_source")
     if not isinstance(data_source, str) or not data_source:
         raise InvalidSampleError(
