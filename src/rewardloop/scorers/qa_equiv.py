@@ -186,6 +186,59 @@ def _names_match(p: Sequence[str], g: Sequence[str]) -> bool:
     return len(pm) == len(gm) and all(_compatible(a, b) for a, b in zip(pm, gm, strict=True))
 
 
+#: acronyms so well known that they name their own expansion and no other ("USA" is not "Union of South Africa")
+_RESERVED_ACRONYMS = {
+    "usa": "united states of america",
+    "us": "united states",
+    "uk": "united kingdom",
+    "un": "united nations",
+    "eu": "european union",
+    "ussr": "union of soviet socialist republics",
+    "uae": "united arab emirates",
+    "nato": "north atlantic treaty organization",
+    "nasa": "national aeronautics and space administration",
+    "fbi": "federal bureau of investigation",
+    "cia": "central intelligence agency",
+    "who": "world health organization",
+    "bbc": "british broadcasting corporation",
+}
+#: honorifics that say which sex a person is: "Mr Smith" is not "Mrs Smith"
+_MALE = frozenset(["mr", "sir", "king", "lord", "prince", "duke", "emperor", "count", "baron", "master"])
+_FEMALE = frozenset(
+    ["mrs", "ms", "miss", "madam", "madame", "dame", "queen", "lady", "princess", "duchess", "empress"]
+)
+_NAME_SUFFIXES = frozenset(["jr", "sr", "jnr", "snr", "junior", "senior"])
+
+
+def _sex(form: Form) -> str | None:
+    words = form.squad.split()
+    if not words:
+        return None
+    return "m" if words[0] in _MALE else "f" if words[0] in _FEMALE else None
+
+
+def _other_sex(pred: Form, gold: Form) -> bool:
+    a, b = _sex(pred), _sex(gold)
+    return a is not None and b is not None and a != b
+
+
+def _suffix(form: Form) -> bool:
+    return any(w in _NAME_SUFFIXES for w in form.squad.split())
+
+
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+
+
+def _regnal(form: Form) -> tuple[str, ...]:
+    """Tokens with a regnal ordinal after a name read as its number: ``Henry the Eighth`` as ``Henry VIII``."""
+    out = list(form.tokens)
+    for i in range(1, len(out)):
+        m = _ORDINAL.match(out[i])
+        if m and form.cased[i - 1][:1].isupper() and form.cased[i - 1].isalpha():
+            out[i] = m.group(1)
+    return tuple(out)
+
+
 def _acronym(short: Form, long: Form) -> bool:
     if len(short.cased) != 1 or len(long.tokens) < 2:
         return False
@@ -195,6 +248,9 @@ def _acronym(short: Form, long: Form) -> bool:
     words = [w for w in long.squad.split() if w]
     initials_all = "".join(w[0] for w in words)
     initials_content = "".join(w[0] for w in words if w not in _ACRONYM_SKIP)
+    reserved = _RESERVED_ACRONYMS.get(letters.lower())
+    if reserved is not None and " ".join(words) != reserved:
+        return False
     return letters.lower() in (initials_all, initials_content)
 
 
@@ -219,7 +275,12 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
         return "date"
     if len(p) >= 2 and len(p) == len(g) and sorted(p) == sorted(g) and not any(is_number(t) for t in p):
         return "word_order"
-    if _is_person_like(pred.cased) and _is_person_like(gold.cased) and _names_match(p, g):
+    if (
+        _is_person_like(pred.cased)
+        and _is_person_like(gold.cased)
+        and _names_match(p, g)
+        and _suffix(pred) == _suffix(gold)
+    ):
         return "name"
     if (
         who
@@ -301,12 +362,38 @@ _NEGATIONS = frozenset(
         "wont",
         "except",
         "unlike",
+        # other languages: German, French, Spanish / Italian / Portuguese ("no" is above)
+        "nicht",
+        "kein",
+        "keine",
+        "nie",
+        "niemals",
+        "pas",
+        "jamais",
+        "nunca",
+        "non",
     ]
 )
-_NEGATION_PAIRS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
-_OR_MARKERS = r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\|"
+_NEGATION_PAIRS = frozenset(
+    {
+        ("rather", "than"),
+        ("instead", "of"),
+        ("other", "than"),
+        ("anything", "but"),
+        ("everything", "but"),
+        ("all", "but"),
+        ("anywhere", "but"),
+        ("anyone", "but"),
+    }
+)
+#: words after the gold that reject it ("Paris is wrong")
+_REJECTIONS = frozenset(["wrong", "incorrect", "false", "untrue", "mistaken", "mistake", "nope"])
+_OR_MARKERS = (
+    r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\||\bou\b|\boder\b|\bodar\b"
+    r"|(?-i:\bo\b)"  # Spanish / Italian / Portuguese "o", lower case only ("O'Brien")
+)
 _OR_SPLIT = re.compile(rf"({_OR_MARKERS})|[,;:.!?()\n\"]", re.I)
-_LIST_SPLIT = re.compile(r"[,;\n]|\band\b|&|\bbetween\b", re.I)
+_LIST_SPLIT = re.compile(r"[,;?\n]|\band\b|&|\bbetween\b|\bund\b|(?-i:\by\b|\bet\b)", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])|\n+")
 _MAX_ITEM_TOKENS = 4
@@ -391,7 +478,9 @@ _CLAUSE_WORDS = frozenset(
 )
 
 
-def _negated(tokens: Sequence[str], start: int) -> bool:
+def _negated(tokens: Sequence[str], start: int, end: int) -> bool:
+    if any(t in _REJECTIONS for t in tokens[end : end + 3]):
+        return True
     window = tokens[max(0, start - 3) : start]
     if any(t in _NEGATIONS for t in window):
         return True
@@ -486,7 +575,7 @@ def _hedge_list(text: str, golds: Sequence[Form], question: Form | None) -> bool
     return False
 
 
-_LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\n", re.I)
+_LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\?|\n|\bund\b|(?-i:\by\b|\bet\b)", re.I)
 
 
 def _competing_number(text: str, golds: Sequence[Form], question: Form | None) -> bool:
@@ -524,6 +613,84 @@ def _date_conflict(pred: Form, golds: Sequence[Form]) -> bool:
     )
 
 
+#: words that say the answer is a guess: the answer hedges even without a second candidate
+_UNCERTAIN = re.compile(
+    r"\b(?:perhaps|possibly|probably|maybe|might|could\s+be|may\s+be|unless|not\s+(?:sure|certain)|unsure"
+    r"|uncertain|i\s+guess|no\s+idea|(?:most\s+)?likely)\b",
+    re.I,
+)
+#: a bound or a comparison before a numeric gold: the answer names a range, not the number
+_BOUND_WORDS = frozenset(
+    ["before", "after", "over", "under", "above", "below", "nearly", "almost", "exceeding", "beyond", "prior"]
+)
+_BOUND_PAIRS = frozenset(
+    {
+        ("at", "least"),
+        ("at", "most"),
+        ("more", "than"),
+        ("less", "than"),
+        ("fewer", "than"),
+        ("greater", "than"),
+        ("up", "to"),
+        ("no", "more"),
+        ("just", "under"),
+        ("just", "over"),
+    }
+)
+
+
+def _bounded(tokens: Sequence[str], start: int) -> bool:
+    before = tokens[max(0, start - 2) : start]
+    return (bool(before) and before[-1] in _BOUND_WORDS) or (
+        len(before) == 2 and tuple(before) in _BOUND_PAIRS
+    )
+
+
+#: capitalised words that may follow a gold without making it another name ("New York City", "Paris France")
+_NAME_TAILS = _GENERIC_HEADS | frozenset(
+    ["city", "state", "county", "province", "town", "village", "district", "region", "area", "jr", "sr"]
+)
+_CAP_WORD = re.compile(r"\s+([A-Z][\w-]*)")
+_POSSESSIVE = re.compile(r"^(?:'s|\u2019s|'|\u2019)\s+[^\W\d_]", re.I)
+_ROMAN = re.compile(r"^[IVXLCDM]+$")
+
+
+def _longer_name(text: str, gold: Form, question: Form | None) -> str | None:
+    """The gold used as part of another name: ``Paris Hilton``, ``Paris Saint-Germain`` (a capitalised word
+    right after it), ``Pythagoras' theorem`` (a possessive): ``longer_name`` / ``possessive``, else None."""
+    last = gold.cased[-1] if gold.cased else ""
+    if not last or not last[:1].isalpha():
+        return None
+    found = False
+    for m in re.finditer(rf"(?<![\w-]){re.escape(last)}(?![\w-])", text, re.I):
+        found = True
+        rest = text[m.end() :]
+        if _POSSESSIVE.match(rest):
+            continue
+        nxt = _CAP_WORD.match(rest)
+        if nxt is None:
+            return None
+        word = nxt.group(1)
+        key = word.lower().strip("-.")
+        if key in _NAME_TAILS or _ROMAN.match(word) or squad(word) in PLACES:
+            return None
+        if question is not None and key in question.tokens:
+            return None
+    if not found:
+        return None
+    return "possessive" if _POSSESSIVE.search(text) else "longer_name"
+
+
+def _bag_of_names(text: str, pred: Form, start: int, end: int) -> bool:
+    """A run of capitalised words (or single letters) around the gold with no word that joins them into a
+    phrase: ``Paris London Berlin``, ``A B C ... Paris``: several candidates, not a qualified answer."""
+    extra = len(pred.tokens) - (end - start)
+    if extra < 2 or re.search(r"[,;:()]", text):
+        return False
+    words = text.split()
+    return all(w[:1].isupper() or len(w) == 1 for w in words)
+
+
 #: canonical tokens of the function words ("one" is "1", "first" is "1th")
 _GENERIC_TOKENS = frozenset(t for w in FUNCTION_WORDS for t in canon(w).tokens)
 
@@ -539,7 +706,7 @@ def _contained(
             hits.append((gold, start, start + len(gold.tokens)))
             continue
         start, end = _find_name(pred, gold)
-        if start >= 0:
+        if start >= 0 and _suffix(pred) == _suffix(gold):
             hits.append((gold, start, end))
     if not hits:
         return None
@@ -547,16 +714,34 @@ def _contained(
         hits = [h for h in hits if _find(question.tokens, h[0].tokens) < 0]
         if not hits:
             return Verdict(None, "gold_in_question")
-    if all(_negated(pred.tokens, start) for _, start, _ in hits):
+    if all(_negated(pred.tokens, start, end) for _, start, end in hits):
         return Verdict(0.0, "negated")
+    if all(
+        any(is_number(t) for t in gold.tokens) and _bounded(pred.tokens, start) for gold, start, _ in hits
+    ):
+        return Verdict(0.0, "bound")
+    if all(
+        any(is_number(t) for t in gold.tokens)
+        and "percent" in pred.tokens[end : end + 1]
+        and "percent" not in gold.tokens
+        for gold, _, end in hits
+    ):
+        return Verdict(0.0, "unit_conflict")
+    if all(_bag_of_names(text, pred, start, end) for _, start, end in hits):
+        return Verdict(0.0, "hedge_list")
     if _hedge_or(text, golds, question):
         return Verdict(0.0, "hedge_or")
     if _hedge_list(text, golds, question):
         return Verdict(0.0, "hedge_list")
+    if _UNCERTAIN.search(text):
+        return Verdict(0.0, "hedge_uncertain")
     if _competing_number(text, [h[0] for h in hits], question):
         return Verdict(0.0, "competing_number")
     if _date_conflict(pred, golds):
         return Verdict(0.0, "date_conflict")
+    named = [_longer_name(text, h[0], question) for h in hits]
+    if all(named):
+        return Verdict(None, named[0] or "longer_name")
     usable = [
         h
         for h in hits
@@ -838,6 +1023,8 @@ def _gold_forms(golds: tuple[str, ...]) -> tuple[tuple[str, Form], ...]:
 
 
 _HAS_DIGIT = re.compile(r"\d")
+#: a negative number: a minus sign not inside a range ("1939-45") or a word
+_SIGNED = re.compile(r"(?<![\w.])[-\u2212\u2013]\s?\d")
 
 
 def decide(
@@ -867,13 +1054,25 @@ def decide(
     pred = canon(answer)
     if not pred.tokens:
         return Verdict(0.0, "empty")
+    if _SIGNED.search(answer) and not any(_SIGNED.search(a) for g in golds for a in _aliases(g)):
+        return Verdict(0.0, "sign")  # "-5" is not 5
+    kept = tuple((g, f) for g, f in forms if not _other_sex(pred, f))
+    if not kept:
+        return Verdict(0.0, "different_person")
+    forms = kept
     numbers = tuple(t for t in pred.tokens if is_number(t))
+    percent = "percent" in pred.tokens
     for gold, form in forms:
         # SQuAD drops the decimal point ("3.50" is "350"): equal strings must also hold equal numbers
-        if pred.squad == form.squad and numbers == tuple(t for t in form.tokens if is_number(t)):
+        # ... and agree on a percent sign, which SQuAD drops ("5%" is not 5)
+        if (
+            pred.squad == form.squad
+            and numbers == tuple(t for t in form.tokens if is_number(t))
+            and percent == ("percent" in form.tokens)
+        ):
             return Verdict(1.0, "exact", gold)
     for gold, form in forms:
-        if pred.tokens == form.tokens:
+        if pred.tokens == form.tokens or _regnal(pred) == _regnal(form):
             return Verdict(1.0, "normalized", gold, sorted(pred.changed | form.changed))
     who = bool(question and _WHO.search(question))
     for gold, form in forms:
