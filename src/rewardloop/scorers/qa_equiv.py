@@ -1045,6 +1045,13 @@ _HAS_DIGIT = re.compile(r"\d")
 _SIGNED = re.compile(r"(?:^|(?<=[\s(\[:=]))(?<!\d\s)[-\u2212]\d")
 
 
+@functools.lru_cache(maxsize=16384)
+def _unsigned_numeric(golds: tuple[str, ...]) -> bool:
+    """Some gold alias holds a number and none a negative one (so a signed answer names another number)."""
+    aliases = [a for g in golds for a in _aliases(g)]
+    return any(_HAS_DIGIT.search(a) for a in aliases) and not any(_SIGNED.search(a) for a in aliases)
+
+
 def decide(
     answer: str,
     golds: Sequence[str],
@@ -1072,12 +1079,7 @@ def decide(
     pred = canon(answer)
     if not pred.tokens:
         return Verdict(0.0, "empty")
-    aliases = [a for g in golds for a in _aliases(g)]
-    if (
-        _SIGNED.search(answer)
-        and any(_HAS_DIGIT.search(a) for a in aliases)
-        and not any(_SIGNED.search(a) for a in aliases)
-    ):
+    if _SIGNED.search(answer) and _unsigned_numeric(key):
         return Verdict(0.0, "sign")  # "-5" is not 5
     kept = tuple((g, f) for g, f in forms if not _other_sex(pred, f))
     if not kept:
@@ -1347,7 +1349,9 @@ def _check_number(option: str, value: Any) -> float:
     return float(value)
 
 
-_CLEAR_HOOKS.extend([_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear])
+_CLEAR_HOOKS.extend(
+    [_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear, _unsigned_numeric.cache_clear]
+)
 
 
 def route_qa_sources(sources: Sequence[str] = QA_SOURCES, **options: Any) -> None:
