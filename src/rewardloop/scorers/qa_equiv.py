@@ -28,12 +28,23 @@ form changed, :mod:`._qa_norm`):
    ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
 4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
    ``too_long`` (more than ``max_tokens`` tokens), ``gold_in_question`` (the gold occurs in the question, so
-   copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``instead of X``), ``hedge_or`` (``X or
-   Y``, ``X/Y``, ``either``, ``maybe`` / ``possibly`` next to another candidate), ``hedge_list`` (``X, Y and Z``,
-   ``X and Y``, one item per line, where another item answers no gold; a country or state after a comma is a
-   qualifier, ``Paris, France``), ``competing_number`` (a numeric gold next to another number of its kind:
-   ``1945-1950``), ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer).
-   A hedge is decided (0, never sent to the judge); the others leave the sample undecided.
+   copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``anything but X``, ``nicht`` / ``pas`` /
+   ``nunca X``, ``X is wrong``), ``hedge_or`` (``X or Y``, ``X/Y``, ``either``, ``ou`` / ``o`` / ``oder``,
+   ``maybe`` / ``possibly`` next to another candidate), ``hedge_list`` (``X, Y and Z``, ``X and Y``, ``X y Y`` /
+   ``und`` / ``et``, ``X? Y?``, one item per line, where another item answers no gold; a country or state after
+   a comma is a qualifier, ``Paris, France``; or three or more capitalised words beside the gold with nothing
+   joining them, ``Paris London Berlin Rome``), ``hedge_uncertain`` (an answer of at most 12 words that says it
+   is a guess: ``perhaps X``, ``it might be X``, ``X, unless ...``, ``not sure``), ``bound`` (a numeric gold after
+   ``before`` / ``after`` / ``at least`` / ``more than`` / ``nearly`` ..., unless the question asks for a bound),
+   ``unit_conflict`` (``5%`` for a bare ``5``), ``competing_number`` (a numeric gold next to another number of
+   its kind: ``1945-1950``), ``possessive`` (``Pythagoras' theorem``: a thing named after the gold),
+   ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer). A hedge, a
+   negation, a bound and a unit conflict are decided (0, never sent to the judge); the others leave the sample
+   undecided.
+
+   Before all of these: ``sign`` (``-5`` for a positive numeric gold: 0) and ``different_person`` (honorifics
+   of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
+   = ``Henry VIII``); the best-known acronyms (``USA``, ``UK``, ``UN`` ...) name only their own expansion.
 5. ``no_match`` — undecided: 0 without a judge.
 
 **Judge** (off by default): ``judge={"address": ..., "model": ...}`` (any :class:`~.judge.JudgeScorer` option) or
