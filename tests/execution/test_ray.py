@@ -94,18 +94,6 @@ def test_split_balances_estimated_cost_and_never_duplicates():
 # -- on a real cluster -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")  # every Ray test lives here: one cluster per run, gone before other tests
-def ray_cluster():
-    ray = pytest.importorskip("ray")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
 @pytest.fixture(scope="module")
 def rr(ray_cluster):
     from rewardloop.execution import RayRunner

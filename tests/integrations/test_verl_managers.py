@@ -653,3 +653,39 @@ def test_reward_model_settings_follow_verls_replica_sizing():
         "kind": "generate",
         "num_servers": 1,
     }
+
+
+# -- non-finite rewards and on_error fills, through every manager ------------------------------------------
+
+
+def _nan_for_41(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """1.0, except NaN for the response "#### 41" (a custom function's arithmetic gone wrong)."""
+    return float("nan") if solution_str.strip() == "#### 41" else 1.0
+
+
+@pytest.mark.parametrize("fill", [0.0, -1.0])
+@pytest.mark.parametrize("cls", [NaiveRewardManager, DAPORewardManager, PrimeRewardManager])
+def test_a_nan_reward_is_a_scorer_error_filled_by_on_error_in_classic_managers(tokenizer, rows_batch, cls, fill):
+    manager = cls(tokenizer, 0, compute_score=_nan_for_41, runner_config={"on_error": fill})
+    try:
+        out = manager(rows_batch, return_dict=True)
+    finally:
+        manager.close()
+    tensor, info = out["reward_tensor"], out["reward_extra_info"]
+    assert not torch.isnan(tensor).any()
+    assert tensor.sum(1).tolist() == [1.0, fill, 1.0, 1.0]
+    assert info["reward_status"] == ["ok", "scorer_error", "ok", "ok"]
+
+
+@pytest.mark.parametrize("fill", [0.0, -1.0])
+@pytest.mark.parametrize("cls", [LoopNaiveRewardManager, LoopDAPORewardManager])
+def test_a_nan_reward_is_a_scorer_error_filled_by_on_error_in_loop_managers(tokenizer, rows_batch, cls, fill):
+    manager = cls({"runner": {"on_error": fill}}, tokenizer, compute_score=_nan_for_41)
+    try:
+        outs = asyncio.run(manager.run_batch(rows_batch))
+        single = asyncio.run(manager.run_single(rows_batch[1:2]))
+    finally:
+        manager.close()
+    assert [o["reward_score"] for o in outs] == [1.0, fill, 1.0, 1.0]
+    assert [o["reward_extra_info"]["reward_status"] for o in outs] == ["ok", "scorer_error", "ok", "ok"]
+    assert single["reward_score"] == fill and single["reward_extra_info"]["reward_status"] == "scorer_error"

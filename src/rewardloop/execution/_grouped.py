@@ -42,6 +42,8 @@ from ..errors import ScoringError
 from ..scorers._base import Scorer
 from ..scorers._group import GroupScorer
 from ..types import Sample, Score, ScoreBatch, Status
+from ._attempt import Budget, Context, batch_scores, estimate_tokens, ran_for
+from ._report import Done, batch_stats, finish_batch
 from ._single import failure_score
 
 if TYPE_CHECKING:
@@ -110,8 +112,6 @@ async def run_groups(
     on_done: Callable[[int], None] | None = None,
 ) -> ScoreBatch:
     """Score ``samples`` group by group (see the module docstring); the result is in input order."""
-    from ._runner import _Budget, _Context, _Done, batch_stats, finish_batch
-
     t0 = time.perf_counter()
     samples = list(samples)
     groups, partial = [], []
@@ -122,7 +122,7 @@ async def run_groups(
         todo = sorted(i for g in groups for i in g)
         scored = await _run_keeping(runner, scorer.base, [samples[i] for i in todo])
         base = dict(zip(todo, scored, strict=True))
-    ctx = _Context(t0=t0, budget=_Budget(runner.config.retry_budget))
+    ctx = Context(t0=t0, budget=Budget(runner.config.retry_budget))
     done: list[Any] = [None] * len(samples)
     group_plan = runner._plan(scorer)
     call = _GroupCall(scorer)
@@ -139,16 +139,16 @@ async def run_groups(
         ctx.executed_latency.append(latency)
         ctx.executed_exec.append(exec_s)
         for i, s in zip(idxs, scores, strict=True):
-            done[i] = _Done(s, max(0.0, latency - exec_s), exec_s)
+            done[i] = Done(s, max(0.0, latency - exec_s), exec_s)
             if on_done is not None:
                 on_done(i)
 
     async def gathered(idxs: list[int]) -> None:
         """A group whose declared size is larger than its members here: the rest come in other calls."""
-        scores = await asyncio.gather(*(runner._gatherer.submit(runner, scorer, samples[i]) for i in idxs))
+        scores = await asyncio.gather(*(runner.submit_group(scorer, samples[i]) for i in idxs))
         latency = time.perf_counter() - t0
         for i, s in zip(idxs, scores, strict=True):
-            done[i] = _Done(s, latency, 0.0)
+            done[i] = Done(s, latency, 0.0)
             if on_done is not None:
                 on_done(i)
 
@@ -205,13 +205,11 @@ async def _score_group(
 def _attempt_inline(
     plan: Any, members: list[Sample], base: list[Score] | None
 ) -> tuple[list[Score], float, BaseException | None]:
-    from ._runner import _batch_scores
-
     group = plan.scorer.group
     start = time.perf_counter()
     try:
         return (
-            _batch_scores(group, plan.scorer.score((members, base)), len(members)),
+            batch_scores(group, plan.scorer.score((members, base)), len(members)),
             time.perf_counter() - start,
             None,
         )
@@ -222,18 +220,16 @@ def _attempt_inline(
 async def _attempt(
     runner: Runner, plan: Any, members: list[Sample], base: list[Score] | None
 ) -> tuple[list[Score], float, BaseException | None]:
-    from ._runner import _batch_scores, _estimate_tokens
-
     group = plan.scorer.group
-    estimate = sum(_estimate_tokens(group, s) for s in members)
+    estimate = sum(estimate_tokens(group, s) for s in members)
     async with runner._slots:
         await runner._limiter.acquire(estimate)
         start = time.perf_counter()
         try:
             result, spent = await runner._execute(plan, (members, base), False)
-            return _batch_scores(group, result, len(members)), spent, None
+            return batch_scores(group, result, len(members)), spent, None
         except Exception as exc:
-            return [failure_score(exc) for _ in members], time.perf_counter() - start, exc
+            return [failure_score(exc) for _ in members], ran_for(exc, start), exc
 
 
 def _with_info(score: Score, **info: Any) -> Score:

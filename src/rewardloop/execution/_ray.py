@@ -45,7 +45,6 @@ the start of the batch to the moment a sample's chunk result reached the driver.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import heapq
 import itertools
@@ -56,31 +55,34 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from collections import OrderedDict, deque
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, MissingExtraError
 from ..scorers._base import Scorer, as_scorer
 from ..types import Sample, Score, ScoreBatch, Status
-from ._cache import LRUCache, sample_key, scorer_fingerprint
+from ._attempt import quick_allowed, run_quick
+from ._cache import sample_key, scorer_fingerprint
 from ._config import RunnerConfig
+from ._grouped import group_indices
 from ._limits import RateLimiter, Slots
-from ._runner import (
-    _CACHEABLE,
-    Closable,
-    Runner,
-    _check_samples,
-    _copy_score,
-    _failure_error,
-    _LoopThread,
-    _quick,
-    _run_in_fresh_thread,
+from ._report import (
+    Done,
+    Inflight,
+    ResultCache,
     batch_stats,
+    check_samples,
+    failure_error,
     finish_batch,
+    finish_with_copies,
     group_duplicates,
 )
+from ._runner import Runner
+from ._sync import Closable, SyncBridge
+from ._whole import run_whole, submit_whole
 
 __all__ = ["RayLimiter", "RayRunner"]
 
@@ -216,7 +218,7 @@ class _ScoringActor:
 
     def __init__(self, config: dict[str, Any], limiter: RayLimiter | None) -> None:
         self._runner = Runner(RunnerConfig.from_dict(config), limiter=limiter)
-        self._scorers: OrderedDict[str, Scorer] = OrderedDict()
+        self._scorers: OrderedDict[str, asyncio.Future] = OrderedDict()
 
     async def ready(self) -> int:
         return os.getpid()
@@ -225,17 +227,23 @@ class _ScoringActor:
         """The scorers by token; None when one is neither cached nor sent."""
         out: dict[str, Scorer] = {}
         for token, box in boxes.items():
-            scorer = self._scorers.get(token)
-            if scorer is None:
+            fetched = self._scorers.get(token)
+            if fetched is None:
                 if box is None:
                     return None
-                scorer = await box[0]
-                self._scorers[token] = scorer
+                # one fetch per token, shared by concurrent calls: they must all see the same object (a
+                # group's streamed members meet in the gatherer of that very scorer)
+                fetched = self._scorers[token] = asyncio.ensure_future(_await_ref(box[0]))
                 while len(self._scorers) > _SCORER_CACHE:
                     self._scorers.popitem(last=False)
             else:
                 self._scorers.move_to_end(token)
-            out[token] = scorer
+            try:
+                out[token] = await fetched
+            except BaseException:
+                if self._scorers.get(token) is fetched:
+                    del self._scorers[token]
+                raise
         return out
 
     async def run_chunk(
@@ -284,13 +292,6 @@ class _Chunk:
     deaths: int = 0
 
 
-@dataclass
-class _Done:
-    score: Score
-    queue_s: float
-    exec_s: float
-
-
 class RayRunner(Closable):
     """A :class:`Runner` whose work runs on a pool of Ray actors, each with its own local runner.
 
@@ -333,10 +334,10 @@ class RayRunner(Closable):
         self._ray = ray
         self._death = _death_errors(ray)
         self._lock = threading.Lock()
-        self._cache = LRUCache(config.cache_size) if config.cache_size else None
+        self._cache = ResultCache(config.cache_size)
         self._boxes: OrderedDict[int, tuple[Scorer, str, list[Any], str | None]] = OrderedDict()
-        self._inflight: dict[str, concurrent.futures.Future] = {}
-        self._loop_thread: _LoopThread | None = None
+        self._inflight = Inflight()
+        self._bridge = SyncBridge("RayRunner")
         self._rr = itertools.count()
         self._suspects = Slots(1)  # work that may kill actors runs one call at a time
         self._restarts = 0
@@ -395,8 +396,11 @@ class RayRunner(Closable):
         """Score ``samples`` on the actors; the result is in input order. See :meth:`Runner.run`."""
         t0 = time.perf_counter()
         self._check_usable()
-        samples = _check_samples(samples)
+        samples = check_samples(samples)
         scorers = self._scorers_for(scorer, len(samples))
+        whole = await run_whole(self, scorers, samples, on_done)  # composite / group scorers: whole shares
+        if whole is not None:
+            return whole
         batch = _RayBatch(self, samples, scorers, on_done, t0)
         await batch.execute()
         return self._report(batch)
@@ -410,7 +414,7 @@ class RayRunner(Closable):
     ) -> ScoreBatch:
         """:meth:`run` for synchronous code, from any thread (see :meth:`Runner.run_sync`)."""
         self._check_usable()
-        return self._call_sync(self.run(scorer, samples, on_done=on_done))
+        return self._bridge.call_sync(self.run(scorer, samples, on_done=on_done))
 
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
         """Score one sample on the least-loaded actor as soon as it arrives (see :meth:`Runner.submit`).
@@ -420,16 +424,76 @@ class RayRunner(Closable):
         """
         t0 = time.perf_counter()
         self._check_usable()
-        _check_samples([sample])
+        check_samples([sample])
         sc = _resolve(scorer)
+        special = await submit_whole(self, sc, sample)  # a group member goes to its group's actor
+        if special is not None:
+            if self.config.on_error == "raise" and not special.ok:
+                raise failure_error(special, sample, None, 1, 1)
+            return special
         token, box, fingerprint = self._box(sc)
         key = sample_key(fingerprint, sample) if fingerprint is not None else None
-        score = self._cached(key)
+        score = self._cache.get(key)
         if score is None:
-            score = await self._submit_deduplicated(sc, token, box, sample, key, t0)
+            dedup_key = key if self.config.dedup else None
+            score = await self._inflight.run(
+                dedup_key, lambda: self._submit_remembered(sc, token, box, sample, key, t0)
+            )
         if self.config.on_error == "raise" and not score.ok:
-            raise _failure_error(score, sample, None, 1, 1)
+            raise failure_error(score, sample, None, 1, 1)
         return score
+
+    async def run_groups(
+        self, scorer: Scorer, samples: Sequence[Sample], *, on_done: Callable[[int], None] | None = None
+    ) -> ScoreBatch:
+        """Score ``samples`` with a group scorer: every group (same uid) goes whole to one actor, the one its
+        uid hashes to (the same one :meth:`submit_group` picks, so members arriving in later calls meet
+        there), whose runner scores it in one call. :meth:`run` comes here for group scorers."""
+        t0 = time.perf_counter()
+        samples = list(samples)
+        token, box, _ = self._box(scorer)
+        by_slot: dict[int, list[int]] = {}
+        for idxs in group_indices(samples):
+            by_slot.setdefault(self._affine_index(samples[idxs[0]].uid), []).extend(idxs)
+        rows: list[Any] = [None] * len(samples)
+        retries = 0
+
+        async def one(index: int, idxs: list[int]) -> None:
+            nonlocal retries
+            part = [samples[i] for i in idxs]
+            result = await self._on_slot(index, "run_chunk", {token: box}, [token] * len(idxs), part)
+            if isinstance(result, Score):  # the actor(s) failed: every member of these groups fails
+                scores, exec_times = [result] * len(idxs), [0.0] * len(idxs)
+            else:
+                scores, exec_times, more = result
+                retries += more
+            latency = time.perf_counter() - t0
+            for i, score, exec_s in zip(idxs, scores, exec_times, strict=True):
+                rows[i] = Done(score, max(0.0, latency - exec_s), exec_s)
+                if on_done is not None:
+                    on_done(i)
+
+        await asyncio.gather(*(one(k, v) for k, v in by_slot.items()))
+        stats = batch_stats(
+            [d.score.status for d in rows],
+            latencies=[d.queue_s + d.exec_s for d in rows],
+            exec_times=[d.exec_s for d in rows],
+            wall_s=time.perf_counter() - t0,
+            unique=len(samples),
+            retries=retries,
+        )
+        stats.update(actors=self.num_actors, groups=len(group_indices(samples)))
+        return finish_batch(rows, samples, stats, self.config.on_error)
+
+    async def submit_group(self, scorer: Scorer, sample: Sample) -> Score:
+        """Stream one member of a group to the actor its uid hashes to, where it waits for the rest of its
+        group (see :meth:`run_groups`)."""
+        t0 = time.perf_counter()
+        token, box, _ = self._box(scorer)
+        result = await self._on_slot(self._affine_index(sample.uid), "submit", {token: box}, token, sample)
+        latency = time.perf_counter() - t0
+        exec_s = float(result.info.get("exec_s", 0.0) or 0.0)
+        return _with_timing(result, max(0.0, latency - exec_s), exec_s)
 
     @property
     def actors(self) -> list[Any]:
@@ -460,9 +524,7 @@ class RayRunner(Closable):
             self._closed = True
             slots, self._slots = self._slots, []
             limiter, self._limiter_handle = self._limiter_handle, None
-            loop_thread, self._loop_thread = self._loop_thread, None
-        if loop_thread is not None:
-            loop_thread.stop()
+        self._bridge.close()
         ray = self._ray
         if not ray.is_initialized():
             return
@@ -507,7 +569,7 @@ class RayRunner(Closable):
             if entry is not None and entry[0] is scorer:
                 self._boxes.move_to_end(id(scorer))
                 return entry[1], entry[2], entry[3]
-        keyed = self.config.dedup or self._cache is not None
+        keyed = self.config.dedup or self._cache.enabled
         fingerprint = scorer_fingerprint(scorer) if keyed else None
         _pickle_user_modules_by_value(self._ray)
         try:
@@ -524,15 +586,44 @@ class RayRunner(Closable):
                 self._boxes.popitem(last=False)
         return token, [ref], fingerprint
 
-    def _cached(self, key: str | None) -> Score | None:
-        if key is None or self._cache is None:
-            return None
-        hit = self._cache.get(key)
-        return None if hit is None else _copy_score(hit, cached=True)
+    def _mode(self, scorer: Scorer) -> str:
+        """The execution mode the actors' runners will give ``scorer``."""
+        return self.config.execution or getattr(scorer, "execution", "inline")
 
-    def _remember(self, scorer: Scorer, key: str | None, score: Score) -> None:
-        if key is not None and self._cache is not None and score.status in _CACHEABLE:
-            self._cache.put(key, score, scorer)
+    def _affine_index(self, uid: Any) -> int:
+        """The slot of a group: a stable hash of its uid over the slots (a uid-less sample: round robin). A
+        slot given up passes its groups on to the live ones, by the same hash."""
+        if uid is None:
+            return next(self._rr) % max(1, len(self._slots))
+        h = zlib.crc32(str(uid).encode("utf-8", "surrogatepass"))
+        index = h % max(1, len(self._slots))
+        if self._slots and self._slots[index].handle is None:
+            live = [s.index for s in self._slots if s.handle is not None]
+            if live:
+                index = live[h % len(live)]
+        return index
+
+    async def _on_slot(self, index: int, method: str, boxes: dict[str, list[Any]], *args: Any) -> Any:
+        """``method`` on the actor of slot ``index`` (its replacement after it dies, up to
+        ``_CRASHED_AFTER`` deaths); a failed :class:`Score` when the call cannot be made."""
+        deaths = 0
+        while True:
+            slot = self._slots[index] if index < len(self._slots) else None
+            if slot is None or slot.handle is None:
+                return Score.failure(Status.INFRA_ERROR, "no Ray actor is available for this group")
+            generation = slot.generation
+            try:
+                return await self._call(slot, method, boxes, *args)
+            except self._death as exc:
+                deaths += 1
+                await self._replace(slot, generation, exc)
+                if deaths >= _CRASHED_AFTER:
+                    return _crashed(exc, deaths)
+            except self._ray.exceptions.RayTaskError as exc:
+                return _actor_error(exc)
+            except Exception as exc:  # the samples could not be sent (they do not pickle)
+                message = f"cannot send work to a Ray actor ({type(exc).__name__}: {_first_line(exc)})"
+                return Score.failure(Status.INVALID_INPUT, message)
 
     def _pick_slot(self) -> _Slot | None:
         """The live slot with the least estimated work in flight (ties: round robin)."""
@@ -596,35 +687,18 @@ class RayRunner(Closable):
             with contextlib.suppress(Exception):
                 self._ray.kill(handle, no_restart=True)
 
-    async def _submit_deduplicated(
+    async def _submit_remembered(
         self, scorer: Scorer, token: str, box: list[Any], sample: Sample, key: str | None, t0: float
     ) -> Score:
-        shared: concurrent.futures.Future | None = None
-        if key is not None and self.config.dedup:
-            with self._lock:
-                running = self._inflight.get(key)
-                if running is None:
-                    shared = self._inflight[key] = concurrent.futures.Future()
-            if running is not None:
-                first = await asyncio.wrap_future(running)
-                if first is not None:
-                    return _copy_score(first, dedup=True)
-        score: Score | None = None
-        try:
-            score = await self._submit_one(scorer, token, box, sample, t0)
-            self._remember(scorer, key, score)
-        finally:
-            if shared is not None:
-                with self._lock:
-                    self._inflight.pop(key, None)  # type: ignore[arg-type]
-                shared.set_result(score)
+        score = await self._submit_one(scorer, token, box, sample, t0)
+        self._cache.put(key, score, scorer)
         return score
 
     async def _submit_one(
         self, scorer: Scorer, token: str, box: list[Any], sample: Sample, t0: float
     ) -> Score:
-        if type(scorer).quick is not Scorer.quick:
-            verdict, spent = _quick(scorer, sample)
+        if quick_allowed(scorer, self._mode(scorer), sample):
+            verdict, spent = run_quick(scorer, sample)
             if verdict is not None:
                 latency = time.perf_counter() - t0
                 return _with_timing(verdict, max(0.0, latency - spent), spent)
@@ -686,26 +760,6 @@ class RayRunner(Closable):
         stats.update(actors=self.num_actors, chunks=batch.chunks, resubmitted=batch.resubmitted)
         return finish_batch(done, batch.samples, stats, self.config.on_error)
 
-    def _call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
-        try:
-            with self._lock:
-                if self._closed:
-                    raise RuntimeError("this RayRunner is closed")
-                if self._loop_thread is None:
-                    self._loop_thread = _LoopThread()
-                loop_thread = self._loop_thread
-        except BaseException:
-            coro.close()
-            raise
-        if threading.current_thread() is loop_thread.thread:
-            return _run_in_fresh_thread(coro)
-        future = asyncio.run_coroutine_threadsafe(coro, loop_thread.loop)
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()
-            raise
-
 
 class _RayBatch:
     """One :meth:`RayRunner.run` call: de-duplication, quick verdicts, chunks, lanes, fan-out."""
@@ -723,7 +777,7 @@ class _RayBatch:
         self.scorers = scorers
         self.on_done = on_done
         self.t0 = t0
-        self.done: list[_Done | None] = [None] * len(samples)
+        self.done: list[Done | None] = [None] * len(samples)
         self.keys: list[str | None] = [None] * len(samples)
         self.tokens: dict[int, tuple[str, list[Any]]] = {}
         self.followers: dict[int, list[int]] = {}
@@ -757,7 +811,7 @@ class _RayBatch:
             for i in chunk.idxs:
                 self._complete(i, failure, 0.0)
 
-    def results(self) -> list[_Done]:
+    def results(self) -> list[Done]:
         assert all(d is not None for d in self.done)
         return self.done  # type: ignore[return-value]
 
@@ -771,20 +825,20 @@ class _RayBatch:
             token, box, fingerprint = runner._box(scorer)
             self.tokens[i] = (token, box)
             self.keys[i] = sample_key(fingerprint, sample) if fingerprint is not None else None
-        groups = group_duplicates(self.keys, runner.config.dedup, runner._cached)
+        groups = group_duplicates(self.keys, runner.config.dedup, runner._cache.get)
         self.followers, self.unique, self.cache_hits = groups.followers, groups.unique, groups.cache_hits
         for i, score in groups.hits:
-            self._finish(i, _Done(score, 0.0, 0.0))
+            self._finish(i, Done(score, 0.0, 0.0))
         return groups.todo
 
     def _quick(self, todo: list[int]) -> list[int]:
         rest = []
         for i in todo:
             scorer = self.scorers[i]
-            if type(scorer).quick is Scorer.quick:
+            if not quick_allowed(scorer, self.runner._mode(scorer), self.samples[i]):
                 rest.append(i)
                 continue
-            verdict, spent = _quick(scorer, self.samples[i])
+            verdict, spent = run_quick(scorer, self.samples[i])
             if verdict is None:
                 rest.append(i)
             else:
@@ -905,17 +959,11 @@ class _RayBatch:
         latency = time.perf_counter() - self.t0
         self.latencies.append(latency)
         self.exec_times.append(exec_s)
-        self.runner._remember(self.scorers[i], self.keys[i], score)
-        self._finish(i, _Done(score, max(0.0, latency - exec_s), exec_s))
+        self.runner._cache.put(self.keys[i], score, self.scorers[i])
+        self._finish(i, Done(score, max(0.0, latency - exec_s), exec_s))
 
-    def _finish(self, i: int, done: _Done) -> None:
-        self.done[i] = done
-        if self.on_done is not None:
-            self.on_done(i)
-        for j in self.followers.get(i, ()):
-            self.done[j] = _Done(_copy_score(done.score, dedup_of=i), done.queue_s, done.exec_s)
-            if self.on_done is not None:
-                self.on_done(j)
+    def _finish(self, i: int, done: Done) -> None:
+        finish_with_copies(self.done, self.followers, i, done, self.on_done)
 
 
 # ----------------------------------------------------------------------------------------------------

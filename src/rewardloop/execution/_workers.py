@@ -432,6 +432,15 @@ class _Worker:
         return self.started_at + task.timeout
 
 
+def _fail(w: _Worker, task: _Task, exc: BaseException) -> None:
+    """Fail ``task`` with ``exc``, which then carries ``exec_s``: how long the task ran in worker ``w``, from
+    its start there to now (its end or kill); 0.0 if it never started. Time queued is not execution."""
+    started = w.started_at
+    with contextlib.suppress(AttributeError, TypeError):
+        exc.exec_s = 0.0 if started is None else max(0.0, time.monotonic() - started)  # type: ignore[attr-defined]
+    task.future.set_exception(exc)
+
+
 def _start_time(message: bytes, sent_at: float) -> float:
     """When a task started, from its ``_STARTED`` message: the worker's own clock reading if it is
     plausible (``time.monotonic`` is system-wide on Linux and macOS), else now."""
@@ -940,21 +949,21 @@ class WorkerPool:
             msg = pickle.loads(data)
             kind = msg[0]
         except Exception as exc:
-            task.future.set_exception(
-                ScoringError(f"the reply of {task.name} cannot be unpickled in the caller: {exc!r}")
+            _fail(
+                w, task, ScoringError(f"the reply of {task.name} cannot be unpickled in the caller: {exc!r}")
             )
             return "error"
         if kind == "ok":
             task.future.set_result(msg[1])
         elif kind == "exc":
-            task.future.set_exception(self._rebuild_exception(task, msg[1], msg[2]))
+            _fail(w, task, self._rebuild_exception(task, msg[1], msg[2]))
         elif kind == "text":
             _, type_name, text, tb = msg
             err = ScoringError(
                 f"{task.name} raised {type_name}, which cannot be pickled: {text}\n\nworker traceback:\n{tb}"
             )
             err.__cause__ = RemoteTraceback(tb)
-            task.future.set_exception(err)
+            _fail(w, task, err)
         elif kind == "oom":
             limit = f"memory_limit_mb={self.memory_limit_mb}" if self.memory_limit_mb else "no memory cap"
             err = WorkerCrashed(f"{task.name} ran out of memory in worker {w.pid} ({limit})", oom=True)
@@ -963,11 +972,9 @@ class WorkerPool:
             with self._lock:
                 self._counts["oom"] += 1
                 self._counts["crashed"] += 1
-            task.future.set_exception(err)
+            _fail(w, task, err)
         else:  # "exit"
-            task.future.set_exception(
-                WorkerCrashed(f"{task.name} called sys.exit({msg[1]}) in worker {w.pid}")
-            )
+            _fail(w, task, WorkerCrashed(f"{task.name} called sys.exit({msg[1]}) in worker {w.pid}"))
         return kind
 
     @staticmethod
@@ -1001,7 +1008,7 @@ class WorkerPool:
         with self._lock:
             self._counts[counter] += 1
         if task is not None:
-            task.future.set_exception(error)
+            _fail(w, task, error)
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic()
@@ -1065,8 +1072,10 @@ class WorkerPool:
             _log.warning("idle worker process %d died: %s; replacing it", w.pid, reason)
             return
         hint = " (likely out of memory)" if exitcode == -signal.SIGKILL else ""
-        task.future.set_exception(
-            WorkerCrashed(f"worker process {w.pid} died while running {task.name}: {reason}{hint}", oom=oom)
+        _fail(
+            w,
+            task,
+            WorkerCrashed(f"worker process {w.pid} died while running {task.name}: {reason}{hint}", oom=oom),
         )
 
     def _release(self, w: _Worker) -> None:

@@ -40,7 +40,8 @@ from typing import Any
 
 from ..config import _COMPONENT_KEYS
 from ..errors import ConfigError, ScoringError
-from ..execution._runner import _failure_error, batch_stats
+from ..execution._report import batch_stats
+from ..execution._report import failure_error as _failure_error
 from ..execution._single import score_one
 from ..scorers._base import Scorer, as_scorer
 from ..types import Sample, Score, ScoreBatch, Status
