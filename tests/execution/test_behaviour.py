@@ -148,6 +148,23 @@ def test_a_batch_mixing_groups_and_plain_samples_keeps_every_group_whole(ex):
         assert second.metrics["group_n"] == 2.0
 
 
+def test_a_composite_with_a_group_component_in_batch_and_stream(ex):
+    from rewardloop.managers import Composite
+
+    comp = Composite([("rel", GroupRelative(ex.value_scorer(), "center"), 1.0), ("raw", ex.value_scorer(), 0.5)])
+    runner = ex.runner()
+    batch = runner.run_sync(comp, values(n_groups=4, size=2))
+    assert list(batch.values) == [-0.5, 1.0] * 4  # centred (-0.5 / +0.5) plus half the raw 0 / 1
+    streamed = GroupRelative(ex.value_scorer(), "center", group_size=2, gather_timeout_s=60)
+    comp2 = Composite([("rel", streamed, 1.0), ("raw", ex.value_scorer(), 0.5)])
+
+    async def stream():
+        members = [Sample(f"c{i}", metadata={"value": float(i)}, uid=f"comp-{ex.name}") for i in range(2)]
+        return await asyncio.gather(*(runner.submit(comp2, s) for s in members))
+
+    assert [s.value for s in asyncio.run(stream())] == [-0.5, 1.0]
+
+
 def test_streamed_members_of_one_group_complete_together(ex):
     runner = ex.runner()
     scorer = GroupRelative(ex.value_scorer(), "center", group_size=2, gather_timeout_s=60)

@@ -57,7 +57,7 @@ import time
 import uuid
 import zlib
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -415,6 +415,12 @@ class RayRunner(Closable):
         """:meth:`run` for synchronous code, from any thread (see :meth:`Runner.run_sync`)."""
         self._check_usable()
         return self._bridge.call_sync(self.run(scorer, samples, on_done=on_done))
+
+    def call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` (work that awaits this runner: a manager's batch, several streamed samples) to
+        completion from synchronous code, on the runner's private event loop; from any thread."""
+        self._check_usable()
+        return self._bridge.call_sync(coro)
 
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
         """Score one sample on the least-loaded actor as soon as it arrives (see :meth:`Runner.submit`).

@@ -57,7 +57,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigError, InfraError, RateLimited, ScoringError, ScoringTimeout
@@ -207,6 +207,12 @@ class Runner(Closable):
         loop: the batch runs on the runner's private loop in a helper thread."""
         self._check_usable()
         return self._bridge.call_sync(self.run(scorer, samples, on_done=on_done))
+
+    def call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` (work that awaits this runner: a manager's batch, several streamed samples) to
+        completion from synchronous code, on the runner's private event loop; from any thread."""
+        self._check_usable()
+        return self._bridge.call_sync(coro)
 
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
         """Score one sample as soon as it arrives (streaming); returns its :class:`Score`.

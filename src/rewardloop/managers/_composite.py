@@ -374,15 +374,15 @@ def with_group_size(components: Sequence[Mapping[str, Any]], size: int | None) -
 
 
 def check_group_runner(scorer: Scorer | None, runner: Any) -> None:
-    """Group scorers (alone or as components) need the local :class:`~rewardloop.Runner`, which gathers groups;
-    another runner (the Ray backend) would score each member as a group of one, so it is refused here."""
-    from ..execution._runner import Runner
+    """Group scorers (alone or as components) need a runner that gathers groups (``run_groups`` and
+    ``submit_group``: the local :class:`~rewardloop.Runner` and ``RayRunner``); any other would score each
+    member as a group of one, so it is refused here."""
     from ..scorers._group import GroupScorer
 
     parts = [c.scorer for c in scorer.components] if isinstance(scorer, Composite) else [scorer]
     grouped = [p for p in parts if isinstance(p, GroupScorer)]
-    if grouped and not isinstance(runner, Runner):
+    if grouped and not (hasattr(runner, "run_groups") and hasattr(runner, "submit_group")):
         raise ConfigError(
-            f"{grouped[0]!r} is a group scorer: it needs the local Runner (reward.backend: local); "
-            f"{type(runner).__name__} does not gather groups"
+            f"{grouped[0]!r} is a group scorer: it needs a runner that gathers groups (Runner or RayRunner); "
+            f"{type(runner).__name__} does not"
         )

@@ -185,7 +185,7 @@ class RewardManager(Closable):
 
     def score(self, samples: Iterable[Sample], lengths: Sequence[int | None] | None = None) -> ScoreBatch:
         """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
-        return self.runner._call_sync(self.ascore(list(samples), lengths))
+        return self.runner.call_sync(self.ascore(list(samples), lengths))
 
     async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
         """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""

@@ -255,7 +255,7 @@ class _Core:
         return rows, batch
 
     def score(self, data: Any) -> tuple[ReadBatch, ScoreBatch]:
-        return self.manager.runner._call_sync(self.ascore(data))
+        return self.manager.runner.call_sync(self.ascore(data))
 
     def pack(
         self, rows: ReadBatch, batch: ScoreBatch, *, learn: bool = True
