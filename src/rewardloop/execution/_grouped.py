@@ -264,10 +264,20 @@ class GroupGatherer:
         self._lock = threading.Lock()
         self._pending: dict[tuple[int, Any], _Pending] = {}
         self._expired: OrderedDict[tuple[int, Any], float] = OrderedDict()
+        self._refusal: str | None = None
+
+    def refuse(self, reason: str) -> None:
+        """From now on, fail at once (``invalid_input``, with ``reason``) every member that would wait for
+        members arriving in other calls: where those cannot reach this process, waiting is futile."""
+        self._refusal = reason
 
     async def submit(self, runner: Runner, scorer: GroupScorer, sample: Sample) -> Score:
         if sample.uid is None:
             return (await self._score(runner, scorer, [sample]))[0]
+        if self._refusal is not None:
+            return Score.failure(
+                Status.INVALID_INPUT, f"group {sample.uid!r} cannot be gathered: {self._refusal}"
+            )
         size = _group_size(scorer, sample)
         if isinstance(size, Score):
             return size

@@ -248,6 +248,11 @@ class Runner(Closable):
         :mod:`._grouped`). :meth:`run` comes here for group scorers."""
         return await run_groups(self, scorer, samples, on_done=on_done)
 
+    def refuse_gathering(self, reason: str) -> None:
+        """Members of a group that would wait for members arriving in other calls fail at once instead
+        (``invalid_input`` naming ``reason``): for deployments where those calls reach other processes."""
+        self._gatherer.refuse(reason)
+
     async def submit_group(self, scorer: GroupScorer, sample: Sample) -> Score:
         """Stream one member of a group: it waits here for the rest of its group (see :mod:`._grouped`)."""
         return await self._gatherer.submit(self, scorer, sample)

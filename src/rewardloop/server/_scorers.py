@@ -25,4 +25,14 @@ def build_manager(server: ServerConfig, reward: RewardConfig) -> Any:
 
     # loads (and so checks) the function now; isolate_custom_function=False keeps it in threads
     scorer = custom_function_scorer(reward, process=server.isolate_custom_function)
-    return RewardManager.from_config(reward, scorer=scorer)
+    manager = RewardManager.from_config(reward, scorer=scorer)
+    refuse = getattr(manager.runner, "refuse_gathering", None)
+    if server.workers > 1 and refuse is not None:
+        # the kernel spreads requests over the worker processes, so a group's later members may reach
+        # another one: a group scorer takes each request's members as the whole group, and a member that
+        # declares more (metadata group_size) fails at once rather than waiting out gather_timeout_s
+        refuse(
+            f"this server runs {server.workers} worker processes and a request reaches any of them, so a "
+            "group's members must arrive in one request (or run the server with workers: 1)"
+        )
+    return manager
