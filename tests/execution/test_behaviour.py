@@ -151,7 +151,9 @@ def test_a_batch_mixing_groups_and_plain_samples_keeps_every_group_whole(ex):
 def test_a_composite_with_a_group_component_in_batch_and_stream(ex):
     from rewardloop.managers import Composite
 
-    comp = Composite([("rel", GroupRelative(ex.value_scorer(), "center"), 1.0), ("raw", ex.value_scorer(), 0.5)])
+    comp = Composite(
+        [("rel", GroupRelative(ex.value_scorer(), "center"), 1.0), ("raw", ex.value_scorer(), 0.5)]
+    )
     runner = ex.runner()
     batch = runner.run_sync(comp, values(n_groups=4, size=2))
     assert list(batch.values) == [-0.5, 1.0] * 4  # centred (-0.5 / +0.5) plus half the raw 0 / 1
