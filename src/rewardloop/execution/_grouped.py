@@ -124,7 +124,7 @@ async def run_groups(
         base = dict(zip(todo, scored, strict=True))
     ctx = Context(t0=t0, budget=Budget(runner.config.retry_budget))
     done: list[Any] = [None] * len(samples)
-    group_plan = runner._plan(scorer)
+    group_plan = runner.plan(scorer)
     call = _GroupCall(scorer)
     plan = dataclasses.replace(group_plan, scorer=call, batch=False, quick=False, fingerprint=None)
     if plan.mode == "async" and not call.is_async:
@@ -183,17 +183,19 @@ async def _score_group(
     """One group: attempts (with infrastructure retries) of one call; (one score per member, seconds)."""
     exec_s, retries = 0.0, 0
     while True:
-        if plan.mode == "inline" and runner._limiter_idle():  # the runner's inline fast path, for a group
+        if (
+            plan.mode == "inline" and runner.attempts.limiter_idle()
+        ):  # the runner's inline fast path, for a group
             scores, spent, error = _attempt_inline(plan, members, base)
         else:
             scores, spent, error = await _attempt(runner, plan, members, base)
         exec_s += spent
         infra = next((s for s in scores if s.status is Status.INFRA_ERROR), scores[0])
-        delay, exhausted = runner._retry_delay(infra, error, retries, ctx)
+        delay, exhausted = runner.attempts.retry_delay(infra, error, retries, ctx)
         if delay is None:
             break
         retries += 1
-        await runner._limiter.sleep(delay)
+        await runner.attempts.limiter.sleep(delay)
     if retries or exhausted:
         scores = [
             _with_info(s, retries=retries, **({"retry_budget_exhausted": True} if exhausted else {}))
@@ -222,11 +224,11 @@ async def _attempt(
 ) -> tuple[list[Score], float, BaseException | None]:
     group = plan.scorer.group
     estimate = sum(estimate_tokens(group, s) for s in members)
-    async with runner._slots:
-        await runner._limiter.acquire(estimate)
+    async with runner.attempts.slots:
+        await runner.attempts.limiter.acquire(estimate)
         start = time.perf_counter()
         try:
-            result, spent = await runner._execute(plan, (members, base), False)
+            result, spent = await runner.attempts.execute(plan, (members, base), False)
             return batch_scores(group, result, len(members)), spent, None
         except Exception as exc:
             return [failure_score(exc) for _ in members], ran_for(exc, start), exc
