@@ -36,6 +36,7 @@ def run_script(tmp_path, run: str) -> str:
     path = tmp_path / "script.py"
     path.write_text(textwrap.dedent(SCRIPT.format(run=run)))
     env = {**os.environ, "PYTHONPATH": SRC, "RAY_USAGE_STATS_ENABLED": "0"}
+    env.pop("RAY_ADDRESS", None)  # its own local Ray, not the test cluster
     out = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path
     )

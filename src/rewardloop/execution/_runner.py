@@ -115,14 +115,7 @@ class Runner(Closable):
         pool: WorkerPool | None = None,
         **overrides: Any,
     ) -> None:
-        if config is None or isinstance(config, Mapping):
-            config = RunnerConfig.from_dict({**dict(config or {}), **overrides})
-        elif not isinstance(config, RunnerConfig):
-            raise ConfigError(
-                f"config must be a RunnerConfig, a mapping or None, got {type(config).__name__}"
-            )
-        elif overrides:
-            config = config.replace(**overrides)
+        config = RunnerConfig.coerce(config, overrides)
         self.config: RunnerConfig = config
         self._limiter: Limiter = limiter if limiter is not None else RateLimiter(config.rpm, config.tpm)
         self.attempts = Attempts(config, self._limiter, self._get_pool)
