@@ -82,7 +82,8 @@ from ._report import (
 )
 from ._sync import Closable, SyncBridge
 from ._whole import run_whole, submit_whole
-from ._workers import PoolStats, WorkerPool, _check_timeout
+from ._worker_proc import check_timeout
+from ._workers import PoolStats, WorkerPool
 
 __all__ = ["Runner", "batch_stats"]
 
@@ -301,7 +302,7 @@ class Runner(Closable):
         return Plan(
             scorer=scorer,
             mode=mode,
-            deadline=_check_timeout(timeout),
+            deadline=check_timeout(timeout),
             batch=bool(getattr(scorer, "supports_batch", False)) and mode != "async",
             quick=type(scorer).quick is not Scorer.quick,
             fingerprint=scorer_fingerprint(scorer) if keyed else None,

@@ -45,7 +45,9 @@ from ..errors import (
 )
 from ..scorers._base import Scorer, coerce_score
 from ..types import Sample, Score, Status
-from ._workers import RemoteTraceback, WorkerPool, _check_timeout, default_pool
+from ._worker_main import RemoteTraceback
+from ._worker_proc import check_timeout
+from ._workers import WorkerPool, default_pool
 
 __all__ = ["ascore_one", "failure_score", "score_one"]
 
@@ -177,7 +179,7 @@ def _plan(scorer: Scorer, timeout: float | None) -> tuple[str, float | None]:
     execution = getattr(scorer, "execution", "inline")
     if execution not in _EXECUTIONS:
         raise ConfigError(f"{scorer!r} has execution={execution!r}; allowed: {', '.join(_EXECUTIONS)}")
-    deadline = _check_timeout(timeout if timeout is not None else getattr(scorer, "timeout_s", None))
+    deadline = check_timeout(timeout if timeout is not None else getattr(scorer, "timeout_s", None))
     return execution, deadline
 
 
