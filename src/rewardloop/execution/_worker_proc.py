@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import multiprocessing
 import os
 import pickle
 import signal
@@ -34,6 +35,7 @@ __all__ = [
     "SubprocessWorker",
     "Task",
     "Worker",
+    "check_pool_args",
     "check_timeout",
     "describe",
     "exit_reason",
@@ -329,3 +331,34 @@ def rebuild_exception(task: Task, blob: bytes, tb: str) -> BaseException:
         exc = ScoringError(f"{task.name} failed: {safe_repr(exc)}")
     exc.__cause__ = RemoteTraceback(tb)
     return exc
+
+
+START_METHODS = ("subprocess", *multiprocessing.get_all_start_methods())
+
+
+def check_pool_args(
+    size: object,
+    max_tasks_per_worker: object,
+    memory_limit_mb: object,
+    recycle_memory_mb: object,
+    start_method: object,
+) -> None:
+    """Raise ``ConfigError`` naming the first bad :class:`WorkerPool` argument and what is allowed."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ConfigError(f"size must be an int >= 1, got {size!r}")
+    if max_tasks_per_worker is not None and (
+        isinstance(max_tasks_per_worker, bool)
+        or not isinstance(max_tasks_per_worker, int)
+        or max_tasks_per_worker < 1
+    ):
+        raise ConfigError(f"max_tasks_per_worker must be an int >= 1 or None, got {max_tasks_per_worker!r}")
+    if memory_limit_mb is not None and (
+        isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, int) or memory_limit_mb < 64
+    ):
+        raise ConfigError(f"memory_limit_mb must be an int >= 64 or None, got {memory_limit_mb!r}")
+    if recycle_memory_mb is not None and (
+        isinstance(recycle_memory_mb, bool) or not isinstance(recycle_memory_mb, int) or recycle_memory_mb < 1
+    ):
+        raise ConfigError(f"recycle_memory_mb must be an int >= 1 or None, got {recycle_memory_mb!r}")
+    if start_method not in START_METHODS:
+        raise ConfigError(f"start_method must be one of {list(START_METHODS)}, got {start_method!r}")

@@ -73,7 +73,7 @@ from concurrent.futures import CancelledError, Future
 from multiprocessing.connection import wait
 from typing import Any, TypeVar
 
-from ..errors import ConfigError, ScoringError, ScoringTimeout, WorkerCrashed
+from ..errors import ScoringError, ScoringTimeout, WorkerCrashed
 from ._worker_main import (
     EXIT_OOM,
     MEMORY_HIGH,
@@ -92,6 +92,7 @@ from ._worker_proc import (
     PoolStats,
     Task,
     Worker,
+    check_pool_args,
     check_timeout,
     describe,
     exit_reason,
@@ -112,7 +113,6 @@ T = TypeVar("T")
 _STOP_GRACE_S = 2.0  # how long a stopped worker may take to exit before it is killed
 _BOOT_ATTEMPTS = 3  # consecutive start-up failures before queued tasks are failed
 _POLL_S = 1.0  # liveness polling period where pidfds are unavailable
-_START_METHODS = ("subprocess", *multiprocessing.get_all_start_methods())
 # Replacing a worker costs a fresh interpreter plus re-importing and re-warming what its tasks use
 # (math-verify: ~1 s of imports, then sympy's and ANTLR's caches, which halve later samples' cost), so
 # recycling by count is a safety net for slow leaks; growth is caught by ``recycle_memory_mb``.
@@ -143,28 +143,7 @@ class WorkerPool:
         recycle_memory_mb: int | None = None,
         start_method: str = "subprocess",
     ) -> None:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ConfigError(f"size must be an int >= 1, got {size!r}")
-        if max_tasks_per_worker is not None and (
-            isinstance(max_tasks_per_worker, bool)
-            or not isinstance(max_tasks_per_worker, int)
-            or max_tasks_per_worker < 1
-        ):
-            raise ConfigError(
-                f"max_tasks_per_worker must be an int >= 1 or None, got {max_tasks_per_worker!r}"
-            )
-        if memory_limit_mb is not None and (
-            isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, int) or memory_limit_mb < 64
-        ):
-            raise ConfigError(f"memory_limit_mb must be an int >= 64 or None, got {memory_limit_mb!r}")
-        if recycle_memory_mb is not None and (
-            isinstance(recycle_memory_mb, bool)
-            or not isinstance(recycle_memory_mb, int)
-            or recycle_memory_mb < 1
-        ):
-            raise ConfigError(f"recycle_memory_mb must be an int >= 1 or None, got {recycle_memory_mb!r}")
-        if start_method not in _START_METHODS:
-            raise ConfigError(f"start_method must be one of {list(_START_METHODS)}, got {start_method!r}")
+        check_pool_args(size, max_tasks_per_worker, memory_limit_mb, recycle_memory_mb, start_method)
         self.size = size
         self.max_tasks_per_worker = max_tasks_per_worker
         self.memory_limit_mb = memory_limit_mb
@@ -194,10 +173,7 @@ class WorkerPool:
             ),
             0,
         )
-        # owned by the dispatcher thread
-        self._workers: list[Worker] = []
-        self._wanted = 0  # live workers to keep: grows with demand up to size, replacements keep it
-        self._boot_failures = 0
+        self._dispatcher = _Dispatcher(self)  # owns the worker records; runs in the dispatcher thread
 
     # -- public API ----------------------------------------------------------------------------------
 
@@ -296,7 +272,7 @@ class WorkerPool:
 
     def stats(self) -> PoolStats:
         """A snapshot of the pool's counters."""
-        workers = list(self._workers)
+        workers = list(self._dispatcher.workers)
         with self._lock:
             counts = dict(self._counts)
             queued = sum(not t.future.done() for t in self._queue)
@@ -309,7 +285,7 @@ class WorkerPool:
 
     def worker_pids(self) -> list[int]:
         """Pids of the worker processes currently alive (booting, idle or busy)."""
-        return [w.pid for w in list(self._workers) if w.state in (BOOTING, IDLE, BUSY)]
+        return [w.pid for w in list(self._dispatcher.workers) if w.state in (BOOTING, IDLE, BUSY)]
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -338,7 +314,9 @@ class WorkerPool:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._thread = threading.Thread(target=self._run, name=f"rewardloop-pool-{id(self):x}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._dispatcher.run, name=f"rewardloop-pool-{id(self):x}", daemon=True
+        )
         self._thread.start()
         atexit.register(self._atexit_close)
 
@@ -366,27 +344,38 @@ class WorkerPool:
         if thread is not None and thread is not threading.current_thread():
             thread.join()
 
-    # -- dispatcher thread ---------------------------------------------------------------------------
 
-    def _run(self) -> None:
+class _Dispatcher:
+    """The pool's dispatcher thread: hands queued tasks to idle workers, starts and replaces workers, records
+    when tasks start, enforces deadlines, reads replies and exits, and tears everything down at the end. The
+    worker records (``workers``) belong to this thread; the queue, counters and flags it shares with callers
+    are the pool's, under its lock."""
+
+    def __init__(self, pool: WorkerPool) -> None:
+        self.pool = pool
+        self.workers: list[Worker] = []
+        self._wanted = 0  # live workers to keep: grows with demand up to size, replacements keep it
+        self._boot_failures = 0
+
+    def run(self) -> None:
         try:
             self._loop()
         except BaseException:
             _log.exception("rewardloop worker pool dispatcher failed; failing its tasks")
-            with self._lock:
-                self._closing = self._close_now = True
+            with self.pool._lock:
+                self.pool._closing = self.pool._close_now = True
         finally:
             self._teardown()
 
     def _loop(self) -> None:
         while True:
             self._drain_wake()
-            with self._lock:
-                to_cancel, self._to_cancel = self._to_cancel, []
-                closing, close_now = self._closing, self._close_now
+            with self.pool._lock:
+                to_cancel, self.pool._to_cancel = self.pool._to_cancel, []
+                closing, close_now = self.pool._closing, self.pool._close_now
             for future in to_cancel:
                 self._cancel_running(future)
-            if closing and (close_now or (not self._queue and not self._busy())):
+            if closing and (close_now or (not self.pool._queue and not self._busy())):
                 return
             self._dispatch()
             self._spawn_as_needed()
@@ -396,29 +385,29 @@ class WorkerPool:
             self._enforce_deadlines()
 
     def _busy(self) -> bool:
-        return any(w.state == BUSY for w in self._workers)
+        return any(w.state == BUSY for w in self.workers)
 
     def _drain_wake(self) -> None:
         with contextlib.suppress(BlockingIOError):
-            while os.read(self._wake_r, 4096):
+            while os.read(self.pool._wake_r, 4096):
                 pass
         # Cleared after draining and before the dispatcher looks at the queue: anything queued before
         # this point is seen by this pass, anything after writes a fresh byte.
-        with self._lock:
-            self._wake_pending = False
+        with self.pool._lock:
+            self.pool._wake_pending = False
 
     def _next_task(self) -> Task | None:
         while True:
-            with self._lock:
-                if not self._queue:
+            with self.pool._lock:
+                if not self.pool._queue:
                     return None
-                task = self._queue.popleft()
+                task = self.pool._queue.popleft()
             if task.claimed or task.future.set_running_or_notify_cancel():
                 task.claimed = True
                 return task
 
     def _dispatch(self) -> None:
-        for w in self._workers:
+        for w in self.workers:
             if w.state != IDLE or w.conn is None:  # no conn: it hung up and its exit is about to be reported
                 continue
             task = self._next_task()
@@ -429,29 +418,31 @@ class WorkerPool:
                 w.conn.send_bytes(task.payload)
             except OSError:  # the worker died while idle: the task never started, run it elsewhere
                 w.task, w.state = None, DEAD
-                with self._lock:
-                    self._queue.appendleft(task)
+                with self.pool._lock:
+                    self.pool._queue.appendleft(task)
 
     def _live(self) -> int:
-        return sum(w.state in (BOOTING, IDLE, BUSY) for w in self._workers)
+        return sum(w.state in (BOOTING, IDLE, BUSY) for w in self.workers)
 
     def _spawn_as_needed(self) -> None:
-        with self._lock:
-            queued = len(self._queue)
-        free = sum(w.state in (BOOTING, IDLE) for w in self._workers)
+        with self.pool._lock:
+            queued = len(self.pool._queue)
+        free = sum(w.state in (BOOTING, IDLE) for w in self.workers)
         if queued > free:
-            self._wanted = min(self.size, max(self._wanted, self._live() + queued - free))
+            self._wanted = min(self.pool.size, max(self._wanted, self._live() + queued - free))
         while self._live() < self._wanted:
             try:
-                self._add_worker(spawn_worker(self._ctx, self.memory_limit_mb, self.recycle_memory_mb))
+                self._add_worker(
+                    spawn_worker(self.pool._ctx, self.pool.memory_limit_mb, self.pool.recycle_memory_mb)
+                )
             except Exception as exc:
                 _log.warning("could not start a worker process: %r", exc)
                 self._boot_failed(f"could not start a worker process: {type(exc).__name__}: {exc}")
 
     def _add_worker(self, worker: Worker) -> None:
-        with self._lock:
-            self._workers.append(worker)
-            self._counts["workers_started"] += 1
+        with self.pool._lock:
+            self.workers.append(worker)
+            self.pool._counts["workers_started"] += 1
 
     def _boot_failed(self, reason: str) -> None:
         self._boot_failures += 1
@@ -465,8 +456,8 @@ class WorkerPool:
             task.future.set_exception(WorkerCrashed(err))
 
     def _waitables(self) -> list[Any]:
-        objs: list[Any] = [self._wake_r]
-        for w in self._workers:
+        objs: list[Any] = [self.pool._wake_r]
+        for w in self.workers:
             if w.conn is not None:
                 objs.append(w.conn)
             if w.watch is not None:
@@ -474,16 +465,16 @@ class WorkerPool:
         return objs
 
     def _wait_timeout(self) -> float | None:
-        deadline = min((w.deadline() for w in self._workers), default=math.inf)
+        deadline = min((w.deadline() for w in self.workers), default=math.inf)
         timeout = None if deadline == math.inf else max(0.0, deadline - time.monotonic())
-        if any(w.pidfd is None for w in self._workers):
+        if any(w.pidfd is None for w in self.workers):
             timeout = _POLL_S if timeout is None else min(timeout, _POLL_S)
         return timeout
 
     def _on_ready(self, obj: Any) -> None:
-        if obj == self._wake_r:
+        if obj == self.pool._wake_r:
             return
-        for w in self._workers:
+        for w in self.workers:
             if obj is w.conn:
                 self._read_messages(w)
                 return
@@ -517,18 +508,20 @@ class WorkerPool:
         if task is None or w.state != BUSY:
             return  # a late reply for a task that was already failed (cannot normally happen)
         w.done += 1
-        kind = resolve_reply(w, task, data, self.memory_limit_mb)
+        kind = resolve_reply(w, task, data, self.pool.memory_limit_mb)
         if kind == "oom":
-            with self._lock:
-                self._counts["oom"] += 1
-                self._counts["crashed"] += 1
-        with self._lock:
-            self._counts["tasks_done"] += 1
+            with self.pool._lock:
+                self.pool._counts["oom"] += 1
+                self.pool._counts["crashed"] += 1
+        with self.pool._lock:
+            self.pool._counts["tasks_done"] += 1
         if kind == "oom":  # the heap may be fragmented or leaking: start afresh
             w.stop(_STOP_GRACE_S)
-        elif w.recycle or (self.max_tasks_per_worker is not None and w.done >= self.max_tasks_per_worker):
-            with self._lock:
-                self._counts["recycled"] += 1
+        elif w.recycle or (
+            self.pool.max_tasks_per_worker is not None and w.done >= self.pool.max_tasks_per_worker
+        ):
+            with self.pool._lock:
+                self.pool._counts["recycled"] += 1
             w.stop(_STOP_GRACE_S)
         else:
             w.state = IDLE
@@ -538,14 +531,14 @@ class WorkerPool:
         killpg(w.pid)
         task, w.task = w.task, None
         w.state, w.expected_exit, w.state_deadline = STOPPING, True, time.monotonic() + _STOP_GRACE_S
-        with self._lock:
-            self._counts[counter] += 1
+        with self.pool._lock:
+            self.pool._counts[counter] += 1
         if task is not None:
             fail_task(w, task, error)
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic()
-        for w in list(self._workers):
+        for w in list(self.workers):
             if w.deadline() > now:
                 continue
             if w.state in (BOOTING, STOPPING):
@@ -563,13 +556,13 @@ class WorkerPool:
                     what = f"ran past its {task.timeout:g} s deadline"
                 err = ScoringTimeout(f"{task.name} {what}; worker {w.pid} was killed")
                 self._kill(w, err, "killed_timeout")
-        if any(w.pidfd is None for w in self._workers):
-            for w in list(self._workers):  # no pidfd: a grandchild may hold the sentinel open, so poll
+        if any(w.pidfd is None for w in self.workers):
+            for w in list(self.workers):  # no pidfd: a grandchild may hold the sentinel open, so poll
                 if w.state != DEAD and w.process.exitcode is not None:
                     self._on_exit(w)
 
     def _cancel_running(self, future: Future) -> None:
-        for w in self._workers:
+        for w in self.workers:
             if w.state == BUSY and w.task is not None and w.task.future is future:
                 err = CancelledError(f"{w.task.name} was cancelled while running; worker {w.pid} was killed")
                 self._kill(w, err, "killed_cancelled")
@@ -598,9 +591,9 @@ class WorkerPool:
             return
         # A SIGKILL we did not send is, on Linux, nearly always the kernel's OOM killer.
         oom = exitcode == EXIT_OOM or exitcode == -signal.SIGKILL
-        with self._lock:
-            self._counts["crashed"] += 1
-            self._counts["oom"] += oom
+        with self.pool._lock:
+            self.pool._counts["crashed"] += 1
+            self.pool._counts["oom"] += oom
         if task is None:
             _log.warning("idle worker process %d died: %s; replacing it", w.pid, reason)
             return
@@ -620,12 +613,12 @@ class WorkerPool:
             w.pidfd = None
         with contextlib.suppress(Exception):
             w.process.close()
-        with self._lock:
-            self._workers.remove(w)
+        with self.pool._lock:
+            self.workers.remove(w)
 
     def _teardown(self) -> None:
         """Runs in the dispatcher thread when it ends: fail what is left, stop and reap every worker."""
-        for w in list(self._workers):
+        for w in list(self.workers):
             if w.state == BUSY:
                 self._kill(
                     w,
@@ -634,28 +627,33 @@ class WorkerPool:
                 )
             elif w.state in (BOOTING, IDLE):
                 w.stop(_STOP_GRACE_S)
-        with self._lock:
-            queued = list(self._queue)
-            self._queue.clear()
+        with self.pool._lock:
+            queued = list(self.pool._queue)
+            self.pool._queue.clear()
         for task in queued:
             if task.claimed:
                 task.future.set_exception(CancelledError("the WorkerPool was closed"))
             else:
                 task.future.cancel()
         end = time.monotonic() + _STOP_GRACE_S
-        while self._workers and (left := end - time.monotonic()) > 0:
-            for obj in wait([w.watch for w in self._workers if w.watch is not None], min(left, 0.1)):
-                for w in list(self._workers):
+        while self.workers and (left := end - time.monotonic()) > 0:
+            for obj in wait([w.watch for w in self.workers if w.watch is not None], min(left, 0.1)):
+                for w in list(self.workers):
                     if obj == w.watch:
                         self._on_exit(w)
-            for w in list(self._workers):
+            for w in list(self.workers):
                 if w.pidfd is None and w.process.exitcode is not None:
                     self._on_exit(w)
-        for w in list(self._workers):
+        for w in list(self.workers):
             killpg(w.pid)
             self._on_exit(w)
-        with self._lock:
-            wake_r, wake_w, self._wake_r, self._wake_w = self._wake_r, self._wake_w, None, None
+        with self.pool._lock:
+            wake_r, wake_w, self.pool._wake_r, self.pool._wake_w = (
+                self.pool._wake_r,
+                self.pool._wake_w,
+                None,
+                None,
+            )
         for fd in (wake_r, wake_w):
             if fd is not None:
                 with contextlib.suppress(OSError):
