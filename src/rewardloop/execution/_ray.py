@@ -50,11 +50,11 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
-from ..scorers._base import Scorer, as_scorer
+from ..scorers._base import Scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._attempt import quick_allowed, run_quick
 from ._cache import sample_key, scorer_fingerprint
@@ -75,7 +75,7 @@ from ._ray_actors import (
 from ._ray_batch import RayBatch
 from ._ray_batch import cost as estimate_cost
 from ._report import Done, Inflight, ResultCache, batch_stats, check_samples, failure_error, finish_batch
-from ._sync import Closable, SyncBridge
+from ._sync import RunnerFacade, SyncBridge, resolve_scorer_like
 from ._whole import run_whole, submit_whole
 
 __all__ = ["RayLimiter", "RayRunner"]
@@ -86,7 +86,7 @@ ScorerLike = Scorer | str | Callable[[Sample], Any]
 _USER_MODULE_PREFIX = "rewardloop_user_"  # how rewardloop._loader names modules loaded from files
 
 
-class RayRunner(Closable):
+class RayRunner(RunnerFacade):
     """A :class:`Runner` whose work runs on a pool of Ray actors, each with its own local runner.
 
     ``RayRunner(config=None, *, num_actors=2, address=None, actor_options=None, **overrides)``: ``config``
@@ -158,23 +158,6 @@ class RayRunner(Closable):
         await batch.execute()
         return self._report(batch)
 
-    def run_sync(
-        self,
-        scorer: ScorerLike | Sequence[Scorer],
-        samples: Iterable[Sample],
-        *,
-        on_done: Callable[[int], None] | None = None,
-    ) -> ScoreBatch:
-        """:meth:`run` for synchronous code, from any thread (see :meth:`Runner.run_sync`)."""
-        self._check_usable()
-        return self._bridge.call_sync(self.run(scorer, samples, on_done=on_done))
-
-    def call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` (work that awaits this runner: a manager's batch, several streamed samples) to
-        completion from synchronous code, on the runner's private event loop; from any thread."""
-        self._check_usable()
-        return self._bridge.call_sync(coro)
-
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
         """Score one sample on the least-loaded actor as soon as it arrives (see :meth:`Runner.submit`).
 
@@ -184,7 +167,7 @@ class RayRunner(Closable):
         t0 = time.perf_counter()
         self._check_usable()
         check_samples([sample])
-        sc = _resolve(scorer)
+        sc = resolve_scorer_like(scorer)
         special = await submit_whole(self, sc, sample)  # a group member goes to its group's actor
         if special is not None:
             if self.config.on_error == "raise" and not special.ok:
@@ -302,16 +285,6 @@ class RayRunner(Closable):
         if self._closed:
             raise RuntimeError("this RayRunner is closed")
 
-    def _scorers_for(self, scorer: ScorerLike | Sequence[Scorer], n: int) -> list[Scorer]:
-        if isinstance(scorer, list | tuple):
-            if len(scorer) != n:
-                raise ValueError(
-                    f"got {len(scorer)} scorers for {n} samples; pass one scorer or one per sample"
-                )
-            resolved: dict[int, Scorer] = {}
-            return [resolved.setdefault(id(s), _resolve(s)) for s in scorer]
-        return [_resolve(scorer)] * n
-
     def scorer_box(self, scorer: Scorer) -> tuple[str, list[Any], str | None]:
         """(token, [object ref], fingerprint) of a scorer, putting it in the object store once."""
         with self._lock:
@@ -412,16 +385,6 @@ class RayRunner(Closable):
         )
         stats.update(actors=self.num_actors, chunks=batch.chunks, resubmitted=batch.resubmitted)
         return finish_batch(done, batch.samples, stats, self.config.on_error)
-
-
-def _resolve(scorer: ScorerLike) -> Scorer:
-    if isinstance(scorer, Scorer):
-        return scorer
-    if isinstance(scorer, str):
-        from ..scorers._registry import get_scorer
-
-        return get_scorer(scorer)
-    return as_scorer(scorer)
 
 
 def _with_timing(score: Score, queue_s: float, exec_s: float) -> Score:

@@ -53,11 +53,11 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
-from ..scorers._base import Scorer, as_scorer
+from ..scorers._base import Scorer
 from ..scorers._group import GroupScorer
 from ..types import Sample, Score, ScoreBatch
 from ._attempt import (
@@ -80,7 +80,7 @@ from ._report import (
     failure_error,
     finish_batch,
 )
-from ._sync import Closable, SyncBridge
+from ._sync import RunnerFacade, SyncBridge, resolve_scorer_like
 from ._whole import run_whole, submit_whole
 from ._worker_proc import check_timeout
 from ._workers import PoolStats, WorkerPool
@@ -95,7 +95,7 @@ ScorerLike = Scorer | str | Callable[[Sample], Any]
 _STREAM_PLANS = 64  # scorers whose plan submit() remembers
 
 
-class Runner(Closable):
+class Runner(RunnerFacade):
     """Scores samples with hard deadlines, isolation, limits, retries, de-duplication and a failure policy.
 
     ``Runner(config=None, **overrides)``: ``config`` is a :class:`RunnerConfig` or a mapping (parsed by
@@ -164,24 +164,6 @@ class Runner(Closable):
         await batch.execute()
         return self._report(batch)
 
-    def run_sync(
-        self,
-        scorer: ScorerLike | Sequence[Scorer],
-        samples: Iterable[Sample],
-        *,
-        on_done: Callable[[int], None] | None = None,
-    ) -> ScoreBatch:
-        """:meth:`run` for synchronous code. Works from any thread, including one that runs an event
-        loop: the batch runs on the runner's private loop in a helper thread."""
-        self._check_usable()
-        return self._bridge.call_sync(self.run(scorer, samples, on_done=on_done))
-
-    def call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` (work that awaits this runner: a manager's batch, several streamed samples) to
-        completion from synchronous code, on the runner's private event loop; from any thread."""
-        self._check_usable()
-        return self._bridge.call_sync(coro)
-
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
         """Score one sample as soon as it arrives (streaming); returns its :class:`Score`.
 
@@ -193,7 +175,7 @@ class Runner(Closable):
         t0 = time.perf_counter()
         self._check_usable()
         check_samples([sample])
-        scorer = self._as_scorer(scorer)
+        scorer = resolve_scorer_like(scorer)
         special = await submit_whole(self, scorer, sample)  # a group member waits for its group
         if special is not None:
             if self.config.on_error == "raise" and not special.ok:
@@ -267,25 +249,6 @@ class Runner(Closable):
             self.attempts = Attempts(self.config, self._limiter, self._get_pool)
             if self._owns_pool:
                 self._pool = None
-
-    def _as_scorer(self, scorer: ScorerLike) -> Scorer:
-        if isinstance(scorer, Scorer):
-            return scorer
-        if isinstance(scorer, str):
-            from ..scorers._registry import get_scorer
-
-            return get_scorer(scorer)
-        return as_scorer(scorer)
-
-    def _scorers_for(self, scorer: ScorerLike | Sequence[Scorer], n: int) -> list[Scorer]:
-        if isinstance(scorer, list | tuple):
-            if len(scorer) != n:
-                raise ValueError(
-                    f"got {len(scorer)} scorers for {n} samples; pass one scorer or one per sample"
-                )
-            resolved: dict[int, Scorer] = {}
-            return [resolved.setdefault(id(s), self._as_scorer(s)) for s in scorer]
-        return [self._as_scorer(scorer)] * n
 
     def plan(self, scorer: Scorer) -> Plan:
         cfg = self.config

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any, TypeVar
 
-__all__ = ["Closable", "LoopThread", "SyncBridge", "run_in_fresh_thread"]
+__all__ = [
+    "Closable",
+    "LoopThread",
+    "RunnerFacade",
+    "SyncBridge",
+    "resolve_scorer_like",
+    "run_in_fresh_thread",
+]
 
 T = TypeVar("T")
 
@@ -142,3 +149,58 @@ class SyncBridge:
             if self._loop_thread is None:
                 self._loop_thread = LoopThread()
             return self._loop_thread
+
+
+def resolve_scorer_like(scorer: Any) -> Any:
+    """A :class:`~rewardloop.scorers.Scorer` from a scorer, a registered name or a plain function."""
+    from ..scorers._base import Scorer, as_scorer
+
+    if isinstance(scorer, Scorer):
+        return scorer
+    if isinstance(scorer, str):
+        from ..scorers._registry import get_scorer
+
+        return get_scorer(scorer)
+    return as_scorer(scorer)
+
+
+class RunnerFacade(Closable):
+    """What both runners share above their schedulers: the sync facade (``run_sync``, ``call_sync`` on a
+    private loop) and resolving the ``scorer`` argument. Subclasses set ``_bridge`` and implement ``run`` and
+    ``_check_usable``."""
+
+    _bridge: SyncBridge
+
+    async def run(
+        self, scorer: Any, samples: Iterable[Any], *, on_done: Callable[[int], None] | None = None
+    ) -> Any:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _check_usable(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def run_sync(
+        self, scorer: Any, samples: Iterable[Any], *, on_done: Callable[[int], None] | None = None
+    ) -> Any:
+        """:meth:`run` for synchronous code. Works from any thread, including one that runs an event loop: the
+        batch runs on the runner's private loop in a helper thread."""
+        self._check_usable()
+        return self._bridge.call_sync(self.run(scorer, samples, on_done=on_done))
+
+    def call_sync(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` (work that awaits this runner: a manager's batch, several streamed samples) to
+        completion from synchronous code, on the runner's private event loop; from any thread."""
+        self._check_usable()
+        return self._bridge.call_sync(coro)
+
+    @staticmethod
+    def _scorers_for(scorer: Any, n: int) -> list[Any]:
+        """One scorer per sample: ``scorer`` for all ``n``, or a list of one per sample (resolved once each)."""
+        if isinstance(scorer, list | tuple):
+            if len(scorer) != n:
+                raise ValueError(
+                    f"got {len(scorer)} scorers for {n} samples; pass one scorer or one per sample"
+                )
+            resolved: dict[int, Any] = {}
+            return [resolved.setdefault(id(s), resolve_scorer_like(s)) for s in scorer]
+        return [resolve_scorer_like(scorer)] * n

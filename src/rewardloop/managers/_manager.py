@@ -18,7 +18,7 @@ from typing import Any
 from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
 from ..errors import UnknownTaskError
-from ..execution._runner import Closable, Runner
+from ..execution import Closable, Runner
 from ..scorers._base import Scorer, as_scorer
 from ..scorers._registry import get_scorer, resolve_scorer
 from ..types import Sample, Score, ScoreBatch, Status
