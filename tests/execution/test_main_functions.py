@@ -55,7 +55,7 @@ def test_a_main_function_runs_in_a_local_worker_process(tmp_path):
 def test_a_main_function_runs_in_a_ray_actor_worker(tmp_path):
     pytest.importorskip("ray")
     run = (
-        "import ray\nray.init(address=\"local\", num_cpus=1, include_dashboard=False, log_to_driver=False)\n"
+        'import ray\nray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)\n'
         "from rewardloop.execution import RayRunner\n"
         "with RayRunner(num_actors=1, workers=1) as runner:\n    batch = runner.run_sync(scorer, samples)\n"
         "ray.shutdown()"
