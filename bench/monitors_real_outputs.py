@@ -9,19 +9,28 @@ Corpora (from ``../shared/data``; skipped when absent):
 * ``humaneval_gpt4``: 164 GPT-4 HumanEval solutions (``reflexion_code_runs/...jsonl``), fenced as a
   ```` ```python ```` block, the way a chat model answers.
 
+``--extdata tune|report`` runs instead on the held-out rows built by ``bench/monitors_extdata_build.py``
+(``/work/extdata/monitors/<split>/rows.jsonl``: Chinese exam answers, multiple choice, fill-ins, short-answer
+QA; provenance there), and ``--extdata dev|test`` on the shared held-out sets of ``/work/extdata/<split>/``
+(ProcessBench, GAOKAO multiple choice and fill-ins, MMLU-Pro, Omni-MATH; built on wt-mathdata, provenance in
+its ``bench/external_sources.md``); one corpus per source family, written to
+``results/monitors_extdata_<split>.json``. The rules were adjusted on tune and dev; report and test are only
+run and read to report.
+
 A flag here is not automatically a false positive (a 6B model does loop, a response may box two
 candidates): ``--show`` prints every flagged response's reasons and opening for reading by hand (to
 stdout only: third-party text is not written into the repository). Writes
 ``results/monitors_real_outputs.json``: per corpus, samples and flags per monitor, and the index and
 reasons of every flagged response.
 
-    .venv/bin/python bench/monitors_real_outputs.py [--show]
+    .venv/bin/python bench/monitors_real_outputs.py [--show] [--extdata tune|report|dev|test]
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,21 +62,66 @@ def humaneval(data: Path) -> Iterator[Sample]:
 
 
 CORPORA = {"gsm8k_gpt3": gsm8k, "math_qwen25": qwen, "humaneval_gpt4": humaneval}
+EXTDATA = Path(os.environ.get("REWARDLOOP_EXTDATA", "/work/extdata")) / "monitors"
+
+
+SHARED_SPLITS = ("dev", "test")  # /work/extdata/<split>/<source>.jsonl, built on wt-mathdata (its README)
+
+
+def _split_files(split: str) -> list[Path]:
+    if split in SHARED_SPLITS:
+        return sorted((EXTDATA.parent / split).glob("*.jsonl"))
+    path = EXTDATA / split / "rows.jsonl"
+    return [path] if path.is_file() else []
+
+
+def extdata(split: str) -> dict[str, list[Sample]]:
+    """The held-out rows of ``split``, grouped by source family (``gaokao``, ``evouna``, ``mmlupro``, ...)."""
+    out: dict[str, list[Sample]] = {}
+    rows = (row for path in _split_files(split) for row in read_jsonl(path))
+    for row in rows:
+        family = str(row["source"]).split("/", 1)[0]
+        meta = {"id": row["id"], "source": row["source"]}
+        out.setdefault(family, []).append(
+            Sample(row["response"], row["gold"], prompt=row["prompt"], metadata=meta)
+        )
+    return out
 
 
 def main() -> int:
-    data = data_dir()
-    if data is None:
-        print("../shared/data is absent: nothing to measure")
-        return 0
+    args = sys.argv[1:]
+    show = "--show" in args
+    split = args[args.index("--extdata") + 1] if "--extdata" in args else None
+    if split is not None:
+        if not _split_files(split):
+            print(f"no rows for split {split!r}: run bench/monitors_extdata_build.py (tune, report) first")
+            return 0
+        corpora = extdata(split)
+        out_name = f"monitors_extdata_{split}.json"
+    else:
+        data = data_dir()
+        if data is None:
+            print("../shared/data is absent: nothing to measure")
+            return 0
+        corpora = {name: list(load(data)) for name, load in CORPORA.items()}
+        out_name = "monitors_real_outputs.json"
     suite = MonitorSuite(default_monitors())
-    show = "--show" in sys.argv[1:]
     results = {}
-    for name, load in CORPORA.items():
-        samples = list(load(data))
+    total = {"samples": 0, "any": 0}
+    for name, samples in corpora.items():
         report = suite.run(samples)
         counts = report.counts()
-        flagged = {i: report.reasons(i) for i, f in enumerate(report.flags) if f}
+        # held-out rows are third-party text: their results keep ids, monitors and values, not the reasons
+        # (which quote the answer)
+        flagged = {
+            samples[i].metadata.get("id", i): (
+                {name: round(flag.value, 3) for name, flag in f.items()} if split else report.reasons(i)
+            )
+            for i, f in enumerate(report.flags)
+            if f
+        }
+        total["samples"] += len(samples)
+        total["any"] += counts["any"]
         results[name] = {
             "samples": len(samples),
             "flags": counts,
@@ -75,11 +129,15 @@ def main() -> int:
             "flagged": flagged,
         }
         if show:
-            for i, reasons in flagged.items():
-                print(f"  {name} #{i} {reasons} | {samples[i].response[:240]!r}")
+            for i, f in enumerate(report.flags):
+                if f:
+                    opening = samples[i].response[:240]
+                    print(f"  {name} #{samples[i].metadata.get('id', i)} {report.reasons(i)} | {opening!r}")
         print(f"{name:<16} n={len(samples):<5} " + " ".join(f"{k}={v}" for k, v in counts.items()))
+    results["total"] = {**total, "any_rate": total["any"] / max(total["samples"], 1)}
+    print(f"total n={total['samples']} any={total['any']} ({results['total']['any_rate']:.2%})")
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "monitors_real_outputs.json").write_text(json.dumps(results, indent=1) + "\n")
+    (RESULTS / out_name).write_text(json.dumps(results, indent=1) + "\n")
     return 0
 
 

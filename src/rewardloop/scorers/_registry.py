@@ -40,6 +40,7 @@ _BUILTIN_SCORERS = {
     "math_equiv": "rewardloop.scorers.math_equiv:MathEquivScorer",
     "geo3k": "rewardloop.scorers.geo3k:Geo3KScorer",
     "search_r1_qa": "rewardloop.scorers.qa_em:SearchR1QAScorer",
+    "qa_equiv": "rewardloop.scorers.qa_equiv:QAEquivScorer",  # opt-in: route_qa_sources() or --route
     "code": "rewardloop.scorers.code:CodeScorer",
     "reward_model": "rewardloop.scorers.reward_model:RewardModelScorer",
     "judge": "rewardloop.scorers.judge:JudgeScorer",

@@ -16,6 +16,14 @@ grades the literal string ``"None"``, so a ground truth "None" was matched by an
 box is found by :mod:`rewardloop.scorers._latex` (escaped braces, ``\\boxed 5``, an unclosed last box
 falls back to the previous complete one); sympy never runs ``eval``; blow-ups are refused and hard cases
 are bounded by the execution layer's deadline.
+
+Hacks this route admits, because verl does (``docs/verl-routes-hacks.md``, asserted by
+``tests/scorers/test_verl_route_hacks.py``; verl's geo3k needs mathruler, absent from .venv-verl, so not run there):
+only the last box is read (several boxes, hidden boxes, retractions), units and ``\\text{}`` are cut,
+fullwidth digits read as digits, and the 0.1 format bonus is paid for an empty ``<think></think>`` and for any
+wrong boxed answer.
+For rewards a policy cannot game this way, route the data source to the hardened ``math_equiv``
+(``--route <data_source>=...``, ``register_route``).
 """
 
 from __future__ import annotations

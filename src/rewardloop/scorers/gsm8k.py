@@ -24,6 +24,13 @@ Where we deliberately differ (each listed in ``docs/verl-differences.md``):
 * The ground truth may be a string, an int, a float or a whole GSM8K answer text (``"... #### 18"``); a
   ground truth that holds no number is an ``invalid_input`` failure instead of a silent 0.
 * ``method``, ``format_score`` and ``score`` are options of the scorer (verl #7789) and are validated.
+
+Hacks this route admits, because verl does (``docs/verl-routes-hacks.md``, asserted by
+``tests/scorers/test_verl_route_hacks.py`` and checked against verl 0.9.1):
+the number right after the last ``#### `` is the answer, whatever follows it (``#### 5 or 7`` scores
+1.0 for 5, ``#### 5 (wrong)`` too), and earlier contradicting answers are ignored.
+For rewards a policy cannot game this way, route the data source to the hardened ``math_equiv``
+(``--route <data_source>=...``, ``register_route``).
 """
 
 from __future__ import annotations

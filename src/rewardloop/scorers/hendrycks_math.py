@@ -22,6 +22,14 @@ Where we deliberately differ (each listed in ``docs/verl-differences.md``):
   left as it is.
 * A ground truth that is not a string is converted when it is a number and is an ``invalid_input``
   failure otherwise (verl compares it raw and always scores 0); an empty ground truth is invalid too.
+
+Hacks this route admits, because verl does (``docs/verl-routes-hacks.md``, asserted by
+``tests/scorers/test_verl_route_hacks.py`` and checked against verl 0.9.1):
+only the last box is read (several boxes, a box hidden in an HTML comment, ``\\iffalse`` or
+``\\phantom``, an earlier contradicting answer and a retraction after the box all score 1.0), and units are cut
+at ``\\text{`` and ``\\%`` (``\\boxed{4\\text{ not}}`` is 4, ``\\boxed{0.5\\%}`` is 0.5).
+For rewards a policy cannot game this way, route the data source to the hardened ``math_equiv``
+(``--route <data_source>=...``, ``register_route``).
 """
 
 from __future__ import annotations

@@ -35,6 +35,13 @@ Where we deliberately differ (each listed in ``docs/verl-differences.md``):
   not a crash (or a match for every empty answer).
 * ``pred`` is cut to 300 characters (only a full-text answer can be longer); ``info["pred_chars"]`` keeps
   the length.
+
+Hacks this route admits, because verl does (``docs/verl-routes-hacks.md``, asserted by
+``tests/scorers/test_verl_route_hacks.py`` and checked against verl 0.9.1):
+the last ``Answer:`` line wins (two lines score the last one) and, without one, only the last box in
+the tail is read (several boxes, a hidden box, a retraction after the box score 1.0).
+For rewards a policy cannot game this way, route the data source to the hardened ``math_equiv``
+(``--route <data_source>=...``, ``register_route``).
 """
 
 from __future__ import annotations

@@ -27,6 +27,14 @@ Deliberate differences (see docs/verl-differences.md):
 * Blow-ups are refused up front (huge powers and factorials, answers over :data:`MAX_ANSWER_CHARS` only get
   the string comparison); what remains is bounded by the execution layer's deadline, which reports a
   ``timeout`` status instead of verl's silent per-call False after 10 s.
+
+Hacks this route admits, because verl does (``docs/verl-routes-hacks.md``, asserted by
+``tests/scorers/test_verl_route_hacks.py`` and checked against verl 0.9.1):
+only the last box is read (several boxes, hidden boxes, retractions), units and ``\\text{}`` are cut,
+and numbers compare loosely: percent both ways, fullwidth digits, a relative 1e-4 (``3.1416`` for ``\\pi``; here
+also ``2^{64}`` for ``2^{64}-1``, which verl's broken symbolic stage misses).
+For rewards a policy cannot game this way, route the data source to the hardened ``math_equiv``
+(``--route <data_source>=...``, ``register_route``).
 """
 
 from __future__ import annotations

@@ -25,6 +25,13 @@ Where we deliberately differ (each listed in ``docs/verl-differences.md``):
   ``<answer>``), and there is no random debug printing.
 * In substring mode the anti-spam rule applies too, and a gold answer that normalises to the empty
   string (``"The"``) never matches (verl's substring test accepts every prediction for it).
+
+Hacks this route admits, because verl does (``docs/verl-routes-hacks.md``, asserted by
+``tests/scorers/test_verl_route_hacks.py`` and checked against verl 0.9.1):
+the last ``<answer>`` tag wins wherever it is (inside ``<think>`` too), text after it (a retraction)
+is ignored, and more than 10 tags only divide the reward by 4.
+For rewards a policy cannot game this way, route the data source to the hardened QA scorer ``qa_equiv`` (issue 26)
+(``--route <data_source>=...``, ``register_route``).
 """
 
 from __future__ import annotations

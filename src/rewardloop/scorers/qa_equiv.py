@@ -1,0 +1,1136 @@
+"""``qa_equiv``: answer equivalence for short-answer QA, rules first, an optional LLM judge for what they leave open.
+
+Scope: open-domain / Search-R1-style QA whose ground truth is a list of acceptable short answers (the shapes
+``search_r1_qa`` accepts: a str, a list / tuple / numpy array of str, or ``{"target": ...}``). Not routed by
+default (verl's exact match stays the route of the ``searchR1_*`` sources): opt in per source with
+``rewardloop score --route searchR1_nq=qa_equiv``, :func:`route_qa_sources`, or ``register_route``.
+
+**Extraction** is ``search_r1_qa``'s: the last ``<answer>...</answer>`` block; a response without the tag is read
+as plain text. More than :data:`~rewardloop.scorers.qa_em.MAX_ANSWER_TAGS` opening or closing tags multiply a
+correct answer's reward by ``spam_factor`` (verl's 1/4 by default). With ``strict_tags`` (the default) the
+tag-level hacks verl's rule admits score 0: ``multiple_answers`` (answer blocks with different answers; blocks
+before the last chat-template assistant marker, and a block the prompt itself shows as an example, do not
+count), ``text_after_answer`` (anything but whitespace and end-of-turn tokens after the final block: a
+retraction), ``answer_in_think`` (the final block inside a ``<think>`` that is still open).
+``strict_tags=False`` keeps ``search_r1_qa``'s behaviour.
+
+**Rules**, in order; ``info["rule"]`` names the one that decided (``info["normalizers"]`` what the canonical
+form changed, :mod:`._qa_norm`):
+
+1. ``empty_gold`` / ``empty`` — no gold answer or no prediction survives normalisation: 0.
+2. ``exact`` — SQuAD normalisation equal (what EM accepts); ``normalized`` — canonical forms equal (number
+   words, ordinals, dates in any common format, units and magnitudes, roman numerals, honorifics, plurals,
+   articles, accents).
+3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
+   ``2018``), ``word_order`` (``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
+   ``Gerald Ford``; two different middles are different people), ``surname`` (``Ford``, only when the question
+   asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
+   ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
+4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
+   ``too_long`` (more than ``max_tokens`` tokens), ``gold_in_question`` (the gold occurs in the question, so
+   copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``instead of X``), ``hedge_or`` (``X or
+   Y``, ``X/Y``, ``either``, ``maybe`` / ``possibly`` next to another candidate), ``hedge_list`` (``X, Y and Z``,
+   ``X and Y``, one item per line, where another item answers no gold; a country or state after a comma is a
+   qualifier, ``Paris, France``), ``competing_number`` (a numeric gold next to another number of its kind:
+   ``1945-1950``), ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer).
+   A hedge is decided (0, never sent to the judge); the others leave the sample undecided.
+5. ``no_match`` — undecided: 0 without a judge.
+
+**Judge** (off by default): ``judge={"address": ..., "model": ...}`` (any :class:`~.judge.JudgeScorer` option) or
+a ``JudgeScorer`` sends the undecided samples, and only those, to an LLM judge through the GenRM path: the
+question, the extracted answer and the gold list (sorted, so gold order never changes the prompt) in a QA
+equivalence template, asked in both orders (``double_check``); the answer is accepted only when both orders say
+correct (``info["judge_consistent"]``). Answers are cached by the judge's :class:`~.judge.JudgeCache`. A judge
+failure is that failure (``infra_error``, ``parse_error``), never a 0. With a judge the scorer is async; the rule
+path runs in :meth:`QAEquivScorer.quick`, inline.
+
+What it does not do: no world knowledge beyond the gold list (``Big Apple`` is not ``New York``), no unit
+conversion (``300 km`` is not ``186 miles``), no date arithmetic, and no reading of long answers: past
+``max_tokens`` only the judge can accept.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+from ..errors import ConfigError
+from ..types import Sample, Score, Status
+from ._base import Scorer
+from ._qa_norm import (
+    _CLEAR_HOOKS,
+    FUNCTION_WORDS,
+    PLACES,
+    Form,
+    _fold,
+    _stem,
+    canon,
+    canon_gold,
+    is_number,
+    is_year_like,
+    squad,
+)
+from .qa_em import MAX_ANSWER_TAGS, count_answer_tags, extract_answer, gold_answers
+
+__all__ = ["QA_JUDGE_TEMPLATE", "QA_SOURCES", "QAEquivScorer", "Verdict", "decide", "route_qa_sources"]
+
+#: the data sources that get a ``qa_equiv`` route from :func:`route_qa_sources` (verl's Search-R1 names)
+QA_SOURCES = tuple(
+    f"searchR1_{s}"
+    for s in ("nq", "triviaqa", "popqa", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle")
+)
+DEFAULT_MAX_TOKENS = 40
+_INFO_CHARS = 200
+
+QA_JUDGE_TEMPLATE = """You are checking whether an answer to a trivia question is correct.
+
+[Question]
+{question}
+
+[Answer 1]
+{first}
+
+[Answer 2]
+{second}
+
+One of the two is a list of accepted gold answers (separated by " | "), the other is a candidate answer. Decide
+whether the candidate names the same entity, value or date as at least one gold answer. Different spellings,
+name forms, units or level of detail are fine; a candidate that gives several different answers, hedges, or
+answers a different question is not correct. Think briefly, then finish with \\boxed{{correct}} or
+\\boxed{{incorrect}}."""
+
+
+@dataclass
+class Verdict:
+    """What the rules found: ``value`` 1.0 / 0.0, or None when undecided; ``rule`` names why."""
+
+    value: float | None
+    rule: str
+    matched: str | None = None
+    normalizers: list[str] = field(default_factory=list)
+
+    @property
+    def decided(self) -> bool:
+        return self.value is not None
+
+
+# -- whole-answer rules --------------------------------------------------------------------------------------
+
+_GENERIC_HEADS = frozenset(
+    [
+        "river",
+        "lake",
+        "mount",
+        "mountain",
+        "island",
+        "language",
+        "party",
+        "band",
+        "grade",
+        "tribe",
+        "people",
+        "dynasty",
+        "empire",
+    ]
+)
+_ACRONYM_SKIP = frozenset(
+    ["of", "the", "and", "for", "in", "on", "at", "a", "an", "to", "de", "du", "la", "le", "del"]
+)
+#: first words that mark a place, not a person ("South Africa" is not Mr Africa)
+_PLACE_PREFIXES = frozenset(
+    [
+        "south",
+        "north",
+        "east",
+        "west",
+        "new",
+        "united",
+        "great",
+        "saint",
+        "san",
+        "santa",
+        "los",
+        "las",
+        "el",
+        "la",
+        "le",
+        "st",
+        "fort",
+        "port",
+    ]
+)
+_WHO = re.compile(r"\bwho(?:m|se)?\b", re.I)
+
+
+def _is_person_like(cased: Sequence[str]) -> bool:
+    return 2 <= len(cased) <= 5 and all(t[:1].isupper() and t.isalpha() for t in cased)
+
+
+def _compatible(a: str, b: str) -> bool:
+    """Two name tokens that may name the same part: equal, or one is the other's initial."""
+    return a == b or (len(a) == 1 and b.startswith(a)) or (len(b) == 1 and a.startswith(b))
+
+
+def _names_match(p: Sequence[str], g: Sequence[str]) -> bool:
+    """First and last tokens equal (or initials); middles compatible pairwise, or absent on one side."""
+    if len(p) < 2 or len(g) < 2 or p[-1] != g[-1] or not _compatible(p[0], g[0]):
+        return False
+    pm, gm = p[1:-1], g[1:-1]
+    if not pm or not gm:
+        return True
+    return len(pm) == len(gm) and all(_compatible(a, b) for a, b in zip(pm, gm, strict=True))
+
+
+def _acronym(short: Form, long: Form) -> bool:
+    if len(short.cased) != 1 or len(long.tokens) < 2:
+        return False
+    letters = short.cased[0]
+    if not (2 <= len(letters) <= 8 and letters.isalpha() and letters.isupper()):
+        return False
+    words = [w for w in long.squad.split() if w]
+    initials_all = "".join(w[0] for w in words)
+    initials_content = "".join(w[0] for w in words if w not in _ACRONYM_SKIP)
+    return letters.lower() in (initials_all, initials_content)
+
+
+def _date_finer(p: str, g: str) -> bool:
+    """Prediction token ``p`` answers gold token ``g``: equal, or a date inside the gold's year or month."""
+    if p == g:
+        return True
+    if not p.startswith("zdate"):
+        return False
+    if g.startswith("zdate"):
+        return len(p) > len(g) and p.startswith(g)
+    return len(g) == 4 and g.isdigit() and p[5:9] == g
+
+
+def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
+    p, g = pred.tokens, gold.tokens
+    if (
+        len(p) == len(g)
+        and all(_date_finer(a, b) for a, b in zip(p, g, strict=True))
+        and any(a.startswith("zdate") for a in p)
+    ):
+        return "date"
+    if len(p) >= 2 and len(p) == len(g) and sorted(p) == sorted(g) and not any(is_number(t) for t in p):
+        return "word_order"
+    if _is_person_like(pred.cased) and _is_person_like(gold.cased) and _names_match(p, g):
+        return "name"
+    if (
+        who
+        and len(p) == 1
+        and _is_person_like(gold.cased)
+        and g[0] not in _PLACE_PREFIXES
+        and p[0] == g[-1]
+        and pred.cased[0][:1].isupper()
+    ):
+        return "surname"
+    if _acronym(pred, gold) or _acronym(gold, pred):
+        return "acronym"
+    if (
+        len(g) >= 2
+        and len(p) == len(g) - 1
+        and ((g[-1] in _GENERIC_HEADS and p == g[:-1]) or (g[0] in _GENERIC_HEADS and p == g[1:]))
+    ):
+        return "head"
+    if (
+        len(p) >= 2
+        and len(g) == len(p) - 1
+        and ((p[-1] in _GENERIC_HEADS and g == p[:-1]) or (p[0] in _GENERIC_HEADS and g == p[1:]))
+    ):
+        return "head"
+    return None
+
+
+# -- containment and its guards ------------------------------------------------------------------------------
+
+
+def _find(pred: Sequence[str], gold: Sequence[str]) -> int:
+    """Start of the first occurrence of ``gold`` in ``pred`` (date tokens may be finer), or -1."""
+    n, k = len(pred), len(gold)
+    if not k or k > n:
+        return -1
+    first = gold[0]
+    if not any(t.startswith("zdate") for t in pred):  # no finer dates: plain token equality
+        gold = tuple(gold)
+        for i in range(n - k + 1):
+            if pred[i] == first and tuple(pred[i : i + k]) == gold:
+                return i
+        return -1
+    for i in range(n - k + 1):
+        if _date_finer(pred[i], first) and all(_date_finer(pred[i + j], gold[j]) for j in range(1, k)):
+            return i
+    return -1
+
+
+def _find_name(pred: Form, gold: Form) -> tuple[int, int]:
+    """A span of ``pred`` that names the gold person with other middles or initials: (start, end) or (-1, -1)."""
+    if not _is_person_like(gold.cased):
+        return -1, -1
+    p, g = pred.tokens, gold.tokens
+    for i, token in enumerate(p):
+        if not _compatible(token, g[0]) or not pred.cased[i][:1].isupper():
+            continue
+        for end in range(i + 2, min(len(p), i + len(g) + 2) + 1):
+            if _is_person_like(pred.cased[i:end]) and _names_match(p[i:end], g):
+                return i, end
+    return -1, -1
+
+
+_NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "neither",
+        "nor",
+        "isnt",
+        "wasnt",
+        "arent",
+        "werent",
+        "doesnt",
+        "didnt",
+        "dont",
+        "cannot",
+        "cant",
+        "wont",
+        "except",
+        "unlike",
+    ]
+)
+_NEGATION_PAIRS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
+_OR_MARKERS = r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\|"
+_OR_SPLIT = re.compile(rf"({_OR_MARKERS})|[,;:.!?()\n\"]", re.I)
+_LIST_SPLIT = re.compile(r"[,;\n]|\band\b|&|\bbetween\b", re.I)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", re.M)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])|\n+")
+_MAX_ITEM_TOKENS = 4
+_ARTICLE_WORDS = frozenset({"a", "an", "the"})
+_MAX_NEIGHBOUR_TOKENS = 3
+#: a list item that starts with one of these is a clause or a description, not another candidate answer
+_CLAUSE_WORDS = frozenset(
+    [
+        "by",
+        "in",
+        "on",
+        "at",
+        "from",
+        "during",
+        "of",
+        "to",
+        "with",
+        "for",
+        "as",
+        "after",
+        "before",
+        "since",
+        "until",
+        "when",
+        "while",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "he",
+        "she",
+        "they",
+        "we",
+        "i",
+        "you",
+        "his",
+        "her",
+        "its",
+        "their",
+        "our",
+        "my",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "also",
+        "including",
+        "especially",
+        "such",
+        "like",
+        "e",
+        "g",
+        "ie",
+        "known",
+        "called",
+        "named",
+        "born",
+        "located",
+        "played",
+        "but",
+        "so",
+        "then",
+        "however",
+        "although",
+        "though",
+        "because",
+        "if",
+        "or",
+        "nor",
+    ]
+)
+
+
+def _negated(tokens: Sequence[str], start: int) -> bool:
+    window = tokens[max(0, start - 3) : start]
+    if any(t in _NEGATIONS for t in window):
+        return True
+    return any((window[i], window[i + 1]) in _NEGATION_PAIRS for i in range(len(window) - 1))
+
+
+def _relates(item: Form, golds: Sequence[Form]) -> bool:
+    """An item of a list answers a gold: contains one, or is a part of one."""
+    t = item.tokens
+    for gold in golds:
+        g = gold.tokens
+        if _find(t, g) >= 0 or (len(t) <= len(g) and _find(g, t) >= 0):
+            return True
+        if _whole_rule(item, gold, True) is not None:
+            return True
+    return False
+
+
+def _in_question(item: Form, question: Form | None) -> bool:
+    return question is not None and bool(item.tokens) and set(item.tokens) <= set(question.tokens)
+
+
+def _hedge_or(text: str, golds: Sequence[Form], question: Form | None) -> bool:
+    """``X or Y`` (and ``X/Y``, ``maybe Y`` ...) where one side answers a gold and the other is another answer."""
+    if not re.search(_OR_MARKERS, text, re.I):
+        return False
+    chunks: list[Form | None] = []  # None marks an or-marker
+    pos = 0
+    for m in _OR_SPLIT.finditer(text):
+        chunks.append(canon(text[pos : m.start()]))
+        if m.group(1):
+            chunks.append(None)
+        pos = m.end()
+    chunks.append(canon(text[pos:]))
+    for i, chunk in enumerate(chunks):
+        if chunk is not None:
+            continue
+        left = next((c for c in reversed(chunks[:i]) if c is not None and c.tokens), None)
+        right = next((c for c in chunks[i + 1 :] if c is not None and c.tokens), None)
+        if left is None or right is None:
+            continue
+        left_gold, right_gold = _relates(left, golds), _relates(right, golds)
+        if left_gold == right_gold:
+            continue
+        other = right if left_gold else left
+        if not _in_question(other, question):
+            return True
+    return False
+
+
+def _candidate_like(raw: str, form: Form, gold_digit: bool, gold_upper: bool) -> bool:
+    """A neighbouring list item that reads as another answer (short, same kind, not a clause or a description)."""
+    words = raw.strip(" \t\"'.").split()
+    if not words or len(form.tokens) > _MAX_NEIGHBOUR_TOKENS:
+        return False
+    lead = words[0].lower().strip("\"'(")
+    if lead in ("a", "an", "the"):
+        if len(words) < 2 or not words[1][:1].isupper():
+            return False  # "a schoolmaster from England": a description
+        words = words[1:]
+    elif lead in _CLAUSE_WORDS:
+        return False
+    first = words[0][:1]
+    if first.isdigit() != gold_digit:
+        return False
+    return not (gold_upper and first.islower())
+
+
+def _hedge_list(text: str, golds: Sequence[Form], question: Form | None) -> bool:
+    """The gold as one item of a list (commas, ``and``, one per line) next to an item that answers no gold."""
+    parts = [p for p in _LIST_SPLIT.split(_BULLET.sub("\n", text)) if p.strip(" .\t")]
+    if len(parts) < 2:
+        return False
+    forms = [canon(p) for p in parts]
+    for i, form in enumerate(forms):
+        if not form.tokens or len(form.tokens) > _MAX_ITEM_TOKENS or not _relates(form, golds):
+            continue
+        words = [
+            w for w in parts[i].strip(" \t\"'(").split() if w.lower() not in _CLAUSE_WORDS | _ARTICLE_WORDS
+        ]
+        first = words[0][:1] if words else ""
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(parts) or not forms[j].tokens or _relates(forms[j], golds):
+                continue
+            if _in_question(forms[j], question) or not _candidate_like(
+                parts[j], forms[j], first.isdigit(), first.isupper()
+            ):
+                continue
+            if len(parts) == 2 and forms[j].squad in PLACES and not _LIST_CONJUNCTION.search(text):
+                continue  # Paris, France
+            return True
+    return False
+
+
+_LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\n", re.I)
+
+
+def _competing_number(text: str, golds: Sequence[Form], question: Form | None) -> bool:
+    """Every sentence that holds a numeric gold also holds another number of its kind (not from the question)."""
+    context = set(question.tokens) if question is not None else set()
+    found = False
+    for sentence in _SENTENCE.split(text):
+        tokens = canon(sentence).tokens
+        for gold in golds:
+            numeric = [t for t in gold.tokens if is_number(t)]
+            start = _find(tokens, gold.tokens) if numeric else -1
+            if start < 0:
+                continue
+            found = True
+            yearish = is_year_like(numeric[0])
+            span = range(start, start + len(gold.tokens))
+            rivals = [
+                t
+                for i, t in enumerate(tokens)
+                if i not in span and is_number(t) and is_year_like(t) == yearish and t not in context
+            ]
+            if not any(not any(_date_finer(t, g) for g in numeric) for t in rivals):
+                return False
+    return found
+
+
+def _date_conflict(pred: Form, golds: Sequence[Form]) -> bool:
+    """A full date in the prediction that another gold alias contradicts (``2013`` and ``November 27, 2013``)."""
+    days = [t for t in pred.tokens if t.startswith("zdate") and len(t) == 13]
+    if not days:
+        return False
+    gold_days = {t for g in golds for t in g.tokens if t.startswith("zdate") and len(t) == 13}
+    return any(d not in gold_days and any(g[5:9] == d[5:9] for g in gold_days) for d in days) and not any(
+        d in gold_days for d in days
+    )
+
+
+#: canonical tokens of the function words ("one" is "1", "first" is "1th")
+_GENERIC_TOKENS = frozenset(t for w in FUNCTION_WORDS for t in canon(w).tokens)
+
+
+def _contained(
+    text: str, pred: Form, golds: Sequence[Form], question: Form | None, max_tokens: int
+) -> Verdict | None:
+    """The guarded containment rule: None when no gold occurs in the prediction."""
+    hits: list[tuple[Form, int, int]] = []
+    for gold in golds:
+        start = _find(pred.tokens, gold.tokens)
+        if start >= 0:
+            hits.append((gold, start, start + len(gold.tokens)))
+            continue
+        start, end = _find_name(pred, gold)
+        if start >= 0:
+            hits.append((gold, start, end))
+    if not hits:
+        return None
+    if question is not None:
+        hits = [h for h in hits if _find(question.tokens, h[0].tokens) < 0]
+        if not hits:
+            return Verdict(None, "gold_in_question")
+    if all(_negated(pred.tokens, start) for _, start, _ in hits):
+        return Verdict(0.0, "negated")
+    if _hedge_or(text, golds, question):
+        return Verdict(0.0, "hedge_or")
+    if _hedge_list(text, golds, question):
+        return Verdict(0.0, "hedge_list")
+    if _competing_number(text, [h[0] for h in hits], question):
+        return Verdict(0.0, "competing_number")
+    if _date_conflict(pred, golds):
+        return Verdict(0.0, "date_conflict")
+    usable = [
+        h
+        for h in hits
+        if not (len(h[0].tokens) == 1 and h[0].tokens[0] in _GENERIC_TOKENS)
+        or len(pred.tokens) <= len(h[0].tokens) + 2
+    ]
+    if not usable:
+        return Verdict(None, "generic_gold")
+    return Verdict(1.0, "containment")
+
+
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
+_GOLD_OR = re.compile(r"\s+(?:or|/)\s+|\s*/\s*", re.I)
+_CLAUSE_AFTER_COMMA = re.compile(r"^\s*(?:who|which|that|where|when|whose|now|formerly|also)\b", re.I)
+
+
+@functools.lru_cache(maxsize=65536)
+def _aliases(gold: str) -> tuple[str, ...]:
+    """A gold answer and the aliases it spells out: without a parenthetical, each side of ``X or Y``, the head of
+    ``X, who ...`` / ``X, <country or state>``."""
+    out = [gold]
+    if "(" in gold:
+        out.append(_PARENTHETICAL.sub("", gold))
+    for alias in list(out):
+        if " or " in alias.lower() or "/" in alias:
+            out.extend(p for p in _GOLD_OR.split(alias) if p.strip())
+        head, comma, rest = alias.partition(",")
+        if comma and head.strip() and (_CLAUSE_AFTER_COMMA.match(rest) or squad(rest) in PLACES):
+            out.append(head)
+    return tuple(dict.fromkeys(a.strip() for a in out if a.strip()))
+
+
+_SEGMENTS = re.compile(r"[,;:()]|\s-\s")
+#: a gold part ending with one of these introduces its object: "in the New Testament" -> "the New Testament"
+_LEADS = frozenset(
+    [
+        "to",
+        "in",
+        "at",
+        "on",
+        "by",
+        "of",
+        "from",
+        "for",
+        "during",
+        "into",
+        "onto",
+        "loosely",
+        "about",
+        "around",
+        "near",
+        "within",
+    ]
+)
+#: a gold part starting with one of these qualifies what precedes it: "Franz Ferdinand of Austria"
+_TRAILS = frozenset(["of", "by", "in", "at", "from", "who", "which", "that", "for", "on", "during", "with"])
+
+
+def _gold_span(pred: Form, gold: str) -> bool:
+    """The prediction is the head of a gold that adds a qualifier (``Milan`` for ``Milan, Italy``, ``Tandi`` for
+    ``Tandi, in Lahaul``) or the object of a gold's leading phrase (``the New Testament`` for ``in the New
+    Testament``, ``Cephalopoda`` for ``class Cephalopoda``), never a word cut out of a name (``Africa`` for
+    ``South Africa``, ``Bank`` for ``Bank of America``)."""
+    p = pred.tokens
+    segments = [canon_gold(part) for part in _SEGMENTS.split(gold)]
+    segments = [f for f in segments if f.tokens]
+    if not segments:
+        return False
+    if len(segments) > 1 and p == segments[0].tokens:
+        return True
+    seg = segments[0]
+    s, cased = seg.tokens, seg.cased
+    k = len(p)
+    if k >= len(s):
+        return False
+    for i in range(len(s) - k + 1):
+        if s[i : i + k] != p:
+            continue
+        prefix, suffix = s[:i], s[i + k :]
+        lead_ok = (
+            not prefix
+            or prefix[-1] in _LEADS
+            or (all(t[:1].islower() for t in cased[:i]) and pred.cased[0][:1].isupper())
+        )
+        trail_ok = (
+            not suffix
+            or (suffix[0] in _TRAILS and k >= 2)
+            or (len(suffix) == 1 and is_number(p[-1]) and suffix[0] in _COUNTED)
+        )
+        if lead_ok and trail_ok and (prefix or suffix):
+            return any(t not in _GENERIC_TOKENS for t in p)
+    return False
+
+
+_COUNTED = frozenset(
+    [
+        "year",
+        "month",
+        "week",
+        "day",
+        "hour",
+        "minute",
+        "second",
+        "km",
+        "m",
+        "mi",
+        "ft",
+        "kg",
+        "lb",
+        "percent",
+        "usd",
+        "time",
+        "season",
+        "episode",
+    ]
+)
+
+
+def _same_items(answer: str, golds: Sequence[str]) -> bool:
+    """A list answer whose items are exactly a gold list's items, in any order (``New York, New Jersey``)."""
+    if not golds or not _LIST_SPLIT.search(answer):
+        return False
+    mine = {canon(p).tokens for p in _LIST_SPLIT.split(answer)} - {()}
+    if len(mine) < 2:
+        return False
+    return any({canon_gold(p).tokens for p in _LIST_SPLIT.split(g)} - {()} == mine for g in golds)
+
+
+_NUMBER_WORDS = frozenset(
+    [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fourty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "trillion",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "twentieth",
+        "thirtieth",
+        "fortieth",
+        "fiftieth",
+        "hundredth",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "percent",
+        "cent",
+    ]
+)
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _keys(text: str) -> set[str]:
+    """Folded lower-case words of a gold and their stems, and its initials (for acronyms)."""
+    words = _WORD.findall(_fold(text)[0])
+    keys = {w.lower() for w in words}
+    keys |= {_stem(w) for w in keys}
+    if len(words) >= 2:
+        keys.add("".join(w[0] for w in words).lower())
+        keys.add("".join(w[0] for w in words if w.lower() not in _ACRONYM_SKIP).lower())
+    return keys
+
+
+def _numeric(words: Sequence[str]) -> bool:
+    return any(w[0].isdigit() or w.lower() in _NUMBER_WORDS for w in words)
+
+
+def _may_match(answer: str, gold_set: _Golds) -> bool:
+    """A cheap filter in front of the rules: a prediction that shares no word, stem, initials or number with any
+    gold cannot be accepted by any rule, and needs no canonical form."""
+    words = _WORD.findall(answer if answer.isascii() else _fold(answer)[0])
+    keys = gold_set.keys
+    for word in words:
+        lower = word.lower()
+        if lower in keys or _stem(lower) in keys:
+            return True
+    if gold_set.numeric and _numeric(words):
+        return True
+    if gold_set.caps and len(words) >= 2:
+        initials = "".join(w[0] for w in words).lower()
+        content = "".join(w[0] for w in words if w.lower() not in _ACRONYM_SKIP).lower()
+        return initials in keys or content in keys
+    return False
+
+
+class _Golds(NamedTuple):
+    any_words: bool  # some alias has a letter or a digit
+    plain: dict[str, str]  # SQuAD string -> gold, for golds without digits
+    keys: frozenset[str]
+    numeric: bool
+    caps: bool
+
+
+@functools.lru_cache(maxsize=16384)
+def _golds(golds: tuple[str, ...]) -> _Golds:
+    """What the cheap paths need of a gold list (no canonical forms: see :func:`_gold_forms`)."""
+    plain: dict[str, str] = {}
+    keys: set[str] = set()
+    numeric = caps = any_words = False
+    for gold in golds:
+        for alias in _aliases(gold):
+            text = squad(alias)
+            if text and not _HAS_DIGIT.search(text):
+                plain.setdefault(text, gold)
+            words = _WORD.findall(_fold(alias)[0])
+            any_words = any_words or bool(_WORD.search(text))
+            keys |= _keys(alias)
+            numeric = numeric or _numeric(words)
+            caps = caps or any(len(w) >= 2 and w.isupper() for w in words)
+    return _Golds(any_words, plain, frozenset(keys), numeric, caps)
+
+
+@functools.lru_cache(maxsize=16384)
+def _gold_forms(golds: tuple[str, ...]) -> tuple[tuple[str, Form], ...]:
+    forms = [(g, canon_gold(a)) for g in golds for a in _aliases(g)]
+    return tuple((g, f) for g, f in forms if f.tokens)
+
+
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def decide(
+    answer: str,
+    golds: Sequence[str],
+    question: str | None = None,
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> Verdict:
+    """The rule verdict for an extracted ``answer`` against the gold aliases (see the module docstring)."""
+    key = tuple(golds)
+    gold_set = _golds(key)
+    if not gold_set.any_words:
+        return Verdict(0.0, "empty_gold")
+    plain = squad(answer)
+    if not plain:
+        return Verdict(0.0, "empty")
+    if plain in gold_set.plain and not _HAS_DIGIT.search(plain):
+        return Verdict(1.0, "exact", gold_set.plain[plain])
+    if len(answer.split()) > max_tokens:
+        return Verdict(None, "too_long")
+    if not _may_match(answer, gold_set):
+        return Verdict(None, "no_match")
+    forms = _gold_forms(key)
+    if not forms:
+        return Verdict(0.0, "empty_gold")
+    pred = canon(answer)
+    if not pred.tokens:
+        return Verdict(0.0, "empty")
+    numbers = tuple(t for t in pred.tokens if is_number(t))
+    for gold, form in forms:
+        # SQuAD drops the decimal point ("3.50" is "350"): equal strings must also hold equal numbers
+        if pred.squad == form.squad and numbers == tuple(t for t in form.tokens if is_number(t)):
+            return Verdict(1.0, "exact", gold)
+    for gold, form in forms:
+        if pred.tokens == form.tokens:
+            return Verdict(1.0, "normalized", gold, sorted(pred.changed | form.changed))
+    who = bool(question and _WHO.search(question))
+    for gold, form in forms:
+        rule = _whole_rule(pred, form, who)
+        if rule is not None:
+            if rule == "date" and _date_conflict(pred, [f for _, f in forms]):
+                return Verdict(0.0, "date_conflict", gold)
+            return Verdict(1.0, rule, gold, sorted(pred.changed | form.changed))
+    if _same_items(answer, [g for g, _ in forms if _LIST_SPLIT.search(g)]):
+        return Verdict(1.0, "same_items")
+    for gold in golds:
+        for alias in _aliases(gold):
+            if _gold_span(pred, alias):
+                return Verdict(1.0, "gold_span", gold, sorted(pred.changed))
+    qform = canon_gold(question) if question else None
+    verdict = _contained(answer, pred, [f for _, f in forms], qform, max_tokens)
+    return verdict if verdict is not None else Verdict(None, "no_match")
+
+
+# -- the scorer -----------------------------------------------------------------------------------------------
+
+
+class QAEquivScorer(Scorer):
+    """Short-answer QA equivalence beyond exact match: canonical forms, guarded containment, optional judge."""
+
+    name: ClassVar[str] = "qa_equiv"  # type: ignore[misc]
+    execution: ClassVar[str] = "inline"  # type: ignore[misc,assignment]
+    returns_dict: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        score: float = 1.0,
+        format_score: float = 0.0,
+        spam_factor: float = 0.25,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        strict_tags: bool = True,
+        judge: Any = None,
+    ) -> None:
+        self.score_value = _check_number("score", score)
+        self.format_score = _check_number("format_score", format_score)
+        self.spam_factor = _check_number("spam_factor", spam_factor)
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ConfigError(f"qa_equiv: max_tokens must be a positive int, got {max_tokens!r}")
+        self.max_tokens = max_tokens
+        if not isinstance(strict_tags, bool):
+            raise ConfigError(f"qa_equiv: strict_tags must be true or false, got {strict_tags!r}")
+        self.strict_tags = strict_tags
+        self.judge = _build_judge(judge)
+        if self.judge is not None:
+            self.is_async = True
+            self.timeout_s = self.judge.timeout_s  # type: ignore[misc]
+            self.deterministic = self.judge.deterministic  # type: ignore[misc]
+
+    # -- rules ---------------------------------------------------------------------------------------------
+
+    def _rules(self, sample: Sample) -> tuple[Score | None, dict[str, Any], list[str] | None]:
+        """(final Score, or None when the judge should decide; info so far; the golds)."""
+        try:
+            golds = gold_answers(sample.ground_truth)
+        except ValueError as exc:
+            return Score.failure(Status.INVALID_INPUT, f"qa_equiv: {exc}"), {}, None
+        response = sample.response if isinstance(sample.response, str) else ""
+        tagged = extract_answer(response)
+        answer = tagged if tagged is not None else response.strip()
+        opened, closed = count_answer_tags(response)
+        question = _question(sample)
+        refused = _tag_hack(response, sample) if self.strict_tags and tagged is not None else None
+        if refused is not None:
+            verdict = Verdict(0.0, refused)
+        else:
+            verdict = decide(answer, golds, question, max_tokens=self.max_tokens)
+        spammed = opened > MAX_ANSWER_TAGS or closed > MAX_ANSWER_TAGS
+        info: dict[str, Any] = {
+            "rule": verdict.rule,
+            "decided_by": "rules",
+            "extracted": answer[:_INFO_CHARS],
+            "tagged": tagged is not None,
+            "matched": verdict.matched,
+            "normalizers": verdict.normalizers,
+            "answer_tags": [opened, closed],
+            "tag_spam": spammed,
+        }
+        if verdict.value is None:
+            if self.judge is not None:
+                return None, info, golds
+            return Score(value=self.format_score, info=info), info, golds
+        value = self.score_value if verdict.value == 1.0 else self.format_score
+        if verdict.value == 1.0 and spammed:
+            value = self.score_value * self.spam_factor
+        return Score(value=value, info=info), info, golds
+
+    def quick(self, sample: Sample) -> Score | None:
+        return self._rules(sample)[0]
+
+    def score(self, sample: Sample) -> Score:
+        if self.judge is None:
+            result = self._rules(sample)[0]
+            assert result is not None
+            return result
+        import asyncio
+
+        return asyncio.run(self._score_and_close(sample))
+
+    async def _score_and_close(self, sample: Sample) -> Score:
+        try:
+            return await self.ascore(sample)
+        finally:
+            assert self.judge is not None
+            await self.judge.client.aclose()
+
+    # -- judge ---------------------------------------------------------------------------------------------
+
+    async def ascore(self, sample: Sample) -> Score:
+        result, info, golds = self._rules(sample)
+        if result is not None:
+            return result
+        assert self.judge is not None and golds is not None
+        ordered = sorted({" ".join(g.split()) for g in golds})
+        question = _question(sample) or ""
+        judged = Sample(
+            response=" ".join(info["extracted"].split()) if info["extracted"] else "",
+            ground_truth=" | ".join(ordered),
+            prompt=question,
+            uid=sample.uid,
+        )
+        verdict = await self.judge.ascore(judged)
+        info = {**info, "decided_by": "judge", "rule_undecided": info["rule"], "rule": "judge"}
+        info.update({k: v for k, v in verdict.info.items() if k in ("judge_response", "cached", "error")})
+        if not verdict.ok:
+            failed = Score.failure(verdict.status, str(verdict.info.get("error", "judge failed")))
+            return Score(failed.value, failed.status, {}, {**info, **failed.info})
+        consistent = verdict.metrics.get("judge_consistent", True)
+        info["judge_consistent"] = consistent
+        accepted = verdict.value == 1.0
+        value = self.score_value if accepted else self.format_score
+        if accepted and info["tag_spam"]:
+            value = self.score_value * self.spam_factor
+        return Score(value=value, info=info)
+
+    def __repr__(self) -> str:
+        judge = "off" if self.judge is None else self.judge.model
+        return f"<QAEquivScorer max_tokens={self.max_tokens} judge={judge}>"
+
+
+#: where a chat template hands the turn to the model: answer blocks before the last one belong to the prompt
+_ASSISTANT_TURN = re.compile(
+    r"<\|im_start\|>assistant|<\|start_header_id\|>assistant<\|end_header_id\|>|\[/INST\]"
+)
+#: end-of-turn markers that may follow the final answer
+_END_MARKERS = re.compile(r"<\|im_end\|>|<\|eot_id\|>|<\|endoftext\|>|</s>|<\|end\|>|<eos>")
+_THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
+
+
+def _answer_blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every ``<answer>...</answer>`` body, paired as :func:`.qa_em.extract_answer` pairs them."""
+    blocks = []
+    start = text.find("<answer>")
+    while start >= 0:
+        body = start + len("<answer>")
+        end = text.find("</answer>", body)
+        if end < 0:
+            break
+        blocks.append((body, end))
+        start = text.find("<answer>", end + len("</answer>"))
+    return blocks
+
+
+def _tag_hack(response: str, sample: Sample) -> str | None:
+    """The tag-level hacks ``search_r1_qa`` admits (verl's rule), refused under ``strict_tags``: several different
+    answer blocks, text after the final block, the final block inside an unfinished or closed ``<think>``."""
+    end = response.rfind("</answer>")
+    tail = response[end + len("</answer>") :]
+    retracted = bool(tail.strip() and _END_MARKERS.sub("", tail).strip())
+    if response.count("<answer>") == 1 and "<think>" not in response:  # the common case
+        return "text_after_answer" if retracted else None
+    turns = [m.end() for m in _ASSISTANT_TURN.finditer(response)]
+    offset = turns[-1] if turns else 0
+    blocks = [(a, b) for a, b in _answer_blocks(response) if a >= offset]
+    if not blocks:
+        return None
+    before = response[offset : blocks[-1][0]]
+    if before.rfind(_THINK_OPEN) > before.rfind(_THINK_CLOSE):
+        return "answer_in_think"
+    if retracted:
+        return "text_after_answer"
+    answers = {squad(response[a:b]) for a, b in blocks} - {""}
+    if len(answers) > 1:
+        prompt = _prompt_text(sample)
+        shown = _squad_tags(prompt) if prompt else ""
+        if len({a for a in answers if f"<answer> {a} </answer>" not in shown}) > 1:
+            return "multiple_answers"
+    return None
+
+
+def _squad_tags(text: str) -> str:
+    """``text`` with the body of every answer block SQuAD-normalised (to recognise a prompt's example block)."""
+    return "".join(
+        f"<answer> {squad(part)} </answer>" if i % 2 else ""
+        for i, part in enumerate(re.split(r"<answer>(.*?)</answer>", text, flags=re.S))
+    )
+
+
+def _prompt_text(sample: Sample) -> str:
+    prompt: Any = sample.prompt if sample.prompt is not None else sample.metadata.get("raw_prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, Sequence):
+        return " ".join(str(m.get("content", "")) for m in prompt if isinstance(m, Mapping))
+    return ""
+
+
+def _question(sample: Sample) -> str | None:
+    question = sample.metadata.get("question") if isinstance(sample.metadata, Mapping) else None
+    if isinstance(question, str) and question.strip():
+        return question
+    from ..models._templates import question_of
+
+    text = question_of(sample)
+    return text or None
+
+
+def _build_judge(judge: Any) -> Any:
+    if judge is None or judge is False:
+        return None
+    from .judge import JudgeScorer
+
+    if isinstance(judge, JudgeScorer):
+        if judge.kind != "binary" or not judge.double_check:
+            raise ConfigError(
+                "qa_equiv: a judge instance must be binary with double_check=True (order-insensitive)"
+            )
+        return judge
+    if not isinstance(judge, Mapping):
+        raise ConfigError(
+            f"qa_equiv: judge must be None, a JudgeScorer or a mapping of JudgeScorer options, got {judge!r:.80}"
+        )
+    options = {"template": QA_JUDGE_TEMPLATE, "kind": "binary", "double_check": True, **dict(judge)}
+    if options.get("rule") is not None:
+        raise ConfigError("qa_equiv: the judge's rule is qa_equiv's own rules; do not pass rule=")
+    if not options["double_check"]:
+        raise ConfigError("qa_equiv: the judge is asked in both orders; double_check cannot be turned off")
+    return JudgeScorer(**options)
+
+
+def _check_number(option: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise ConfigError(f"qa_equiv: {option} must be a finite number, got {value!r}")
+    return float(value)
+
+
+_CLEAR_HOOKS.extend([_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear])
+
+
+def route_qa_sources(sources: Sequence[str] = QA_SOURCES, **options: Any) -> None:
+    """Route each of ``sources`` (default: verl's ``searchR1_*`` names) to ``qa_equiv`` built with ``options``."""
+    from ._registry import register_route
+
+    for source in sources:
+        register_route(source, "qa_equiv", **options)
