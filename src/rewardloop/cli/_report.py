@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .._io import read_rows
-    from ..tools._report import build_report
+    from ..tools import build_report
 
     rows = [r for r in read_rows(args.scored) if "_error" not in r]
     page = build_report(

@@ -29,7 +29,7 @@ from .._provenance import scorer_fingerprint
 from .._suggest import did_you_mean, unknown_task_message
 from .._summary import format_errors, format_groups, format_table, summarize, top_errors
 from ..errors import ConfigError, InvalidSampleError, UnknownTaskError
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, Status
 
 __all__ = ["DEFAULT_MAX_FAILURE_RATE", "SCORING_COLUMNS", "add_parser", "add_scoring_options", "run"]
@@ -189,7 +189,7 @@ class Selection:
             route = self.routes.resolve(sample.task)
         except UnknownTaskError:
             return self.router.resolve(sample.task)
-        from ..scorers._registry import get_scorer
+        from ..scorers import get_scorer
 
         return self.router._options(get_scorer(route.scorer, **route.options))
 
@@ -201,12 +201,12 @@ class Selection:
 
     def runner(self) -> Any:
         if self.ray:
-            from ..execution._ray import RayRunner
+            from ..execution import RayRunner
 
             return RayRunner(self.runner_settings, num_actors=self.ray_actors, address=self.ray_address)
         if self.ray_address is not None:
             raise ConfigError("--ray-address needs --ray")
-        from ..execution._runner import Runner
+        from ..execution import Runner
 
         return Runner(self.runner_settings)
 
@@ -228,7 +228,7 @@ def parse_scorer_spec(spec: str, where: str) -> tuple[str, dict[str, Any]]:
 
 def parse_routes(table: Any, specs: Sequence[str], prefix: bool) -> None:
     """Add ``TASK=SCORER[:K=V,...]`` routes to ``table`` (this command's own table: the global one is untouched)."""
-    from ..scorers._registry import Route, get_scorer
+    from ..scorers import Route, get_scorer
 
     flag = "--route-prefix" if prefix else "--route"
     for spec in specs:
@@ -243,8 +243,8 @@ def parse_routes(table: Any, specs: Sequence[str], prefix: bool) -> None:
 def build_selection(args: argparse.Namespace) -> Selection:
     """Scorer and runner from ``--config`` (verl's reward section) with the command-line flags on top."""
     from ..config import CustomFunctionConfig, load_reward_config
-    from ..managers._manager import Router, code_options, custom_function_scorer, runner_config_from
-    from ..scorers._registry import RouteTable
+    from ..managers import Router, code_options, custom_function_scorer, runner_config_from
+    from ..scorers import RouteTable
 
     routes = RouteTable()
     parse_routes(routes, args.route, prefix=False)

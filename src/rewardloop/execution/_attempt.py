@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ScoringError, ScoringTimeout
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score
 from ._limits import TokenBucket
 from ._single import _as_score, failure_score

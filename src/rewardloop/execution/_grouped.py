@@ -36,18 +36,18 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ScoringError
-from ..scorers._base import Scorer
-from ..scorers._group import GroupScorer
+from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._attempt import Budget, Context, batch_scores, estimate_tokens, ran_for
 from ._report import Done, batch_stats, finish_batch
 from ._single import failure_score
 
-if TYPE_CHECKING:
-    from ._runner import Runner
+# the runner these functions serve (a Runner: plan, attempts, submit_group); typed loosely so this module,
+# which the runner imports, does not import it back
+Runner = Any
 
 __all__ = ["GroupGatherer", "group_indices", "run_groups"]
 

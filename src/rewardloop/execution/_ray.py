@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._attempt import quick_allowed, run_quick
 from ._cache import sample_key, scorer_fingerprint

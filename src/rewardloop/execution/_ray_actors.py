@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MissingExtraError
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, Status
 from ._config import RunnerConfig
 from ._limits import RateLimiter, Slots

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, Status
 from ._attempt import quick_allowed, run_quick
 from ._cache import sample_key

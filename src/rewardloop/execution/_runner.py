@@ -57,8 +57,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
-from ..scorers._base import Scorer
-from ..scorers._group import GroupScorer
+from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
 from ._attempt import (
     Budget,

@@ -43,7 +43,7 @@ from ..errors import (
     ScoringTimeout,
     WorkerCrashed,
 )
-from ..scorers._base import Scorer, coerce_score
+from ..scorers import Scorer, coerce_score
 from ..types import Sample, Score, Status
 from ._worker_main import RemoteTraceback
 from ._worker_proc import check_timeout

@@ -153,12 +153,12 @@ class SyncBridge:
 
 def resolve_scorer_like(scorer: Any) -> Any:
     """A :class:`~rewardloop.scorers.Scorer` from a scorer, a registered name or a plain function."""
-    from ..scorers._base import Scorer, as_scorer
+    from ..scorers import Scorer, as_scorer
 
     if isinstance(scorer, Scorer):
         return scorer
     if isinstance(scorer, str):
-        from ..scorers._registry import get_scorer
+        from ..scorers import get_scorer
 
         return get_scorer(scorer)
     return as_scorer(scorer)

@@ -16,8 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..errors import ScoringError
-from ..scorers._base import Scorer
-from ..scorers._group import GroupScorer
+from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
 from ._report import Done, batch_stats, finish_batch
 

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import ConfigError, ScoringError
-from ..scorers._base import Scorer, as_scorer
+from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, Status
 
 __all__ = [
@@ -136,7 +136,7 @@ class OpenRLHFRewardFunc:
         return_tensors: bool | None = None,
     ) -> None:
         if isinstance(scorer, str):
-            from ..scorers._registry import get_scorer
+            from ..scorers import get_scorer
 
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
@@ -237,7 +237,7 @@ class OpenRLHFRewardFunc:
     def _get_runner(self) -> Any:
         with self._lock:  # OpenRLHF calls from many threads at once: build one runner
             if self._runner is None:
-                from ..execution._runner import Runner
+                from ..execution import Runner
 
                 self._runner = Runner(on_error=None, timeout_s=self.timeout)
             return self._runner
@@ -276,7 +276,7 @@ def _maybe_json(value: Any) -> Any:
 
 
 def _route(task: Any) -> Scorer:
-    from ..scorers._registry import resolve_scorer
+    from ..scorers import resolve_scorer
 
     return resolve_scorer(task)
 

@@ -47,8 +47,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..errors import ConfigError, ScoringError, UnknownTaskError
-from ..execution._config import RunnerConfig
-from ..scorers._base import Scorer, as_scorer
+from ..execution import RunnerConfig
+from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 
 __all__ = [
@@ -283,7 +283,7 @@ class RewardFunc:
 
     def _get_runner(self) -> Any:
         if self._runner is None:
-            from ..execution._runner import Runner
+            from ..execution import Runner
 
             if self._runner_config is not None:
                 self._runner = Runner(self._runner_config)
@@ -351,14 +351,14 @@ def _resolve(scorer: Scorer | str | Callable[[Sample], Any] | None) -> Scorer | 
     if scorer is None or isinstance(scorer, Scorer):
         return scorer
     if isinstance(scorer, str):
-        from ..scorers._registry import get_scorer
+        from ..scorers import get_scorer
 
         return get_scorer(scorer)
     return as_scorer(scorer)
 
 
 def _route(task: Any) -> Scorer:
-    from ..scorers._registry import resolve_scorer
+    from ..scorers import resolve_scorer
 
     return resolve_scorer(task)
 

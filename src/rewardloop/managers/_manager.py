@@ -19,8 +19,7 @@ from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
 from ..errors import UnknownTaskError
 from ..execution import Closable, Runner
-from ..scorers._base import Scorer, as_scorer
-from ..scorers._registry import get_scorer, resolve_scorer
+from ..scorers import Scorer, as_scorer, get_scorer, resolve_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._shaping import OverlongPenalty, Shaper
 
@@ -310,7 +309,7 @@ def custom_function_scorer(
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    from ..scorers._custom import CustomFunctionScorer, load_custom_function
+    from ..scorers import CustomFunctionScorer, load_custom_function
 
     fn = load_custom_function(section.path, section.name, section.reward_kwargs)
     tokens = cfg.estimated_tokens_per_request if rate_limits else None
@@ -356,7 +355,7 @@ def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False) -> Any:
     """A local :class:`Runner`, or a :class:`RayRunner` with ``num_workers`` actors for ``backend: ray``."""
     settings = runner_config_from(cfg, rate_limits=rate_limits)
     if cfg.backend == "ray":
-        from ..execution._ray import RayRunner
+        from ..execution import RayRunner
 
         return RayRunner(settings, num_actors=cfg.num_workers)
     return Runner(settings)

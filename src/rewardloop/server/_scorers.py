@@ -21,7 +21,7 @@ __all__ = ["build_manager"]
 
 def build_manager(server: ServerConfig, reward: RewardConfig) -> Any:
     """The service's manager: ``RewardManager.from_config(reward)``, isolating a sync custom function."""
-    from ..managers._manager import RewardManager, custom_function_scorer
+    from ..managers import RewardManager, custom_function_scorer
 
     # loads (and so checks) the function now; isolate_custom_function=False keeps it in threads
     scorer = custom_function_scorer(reward, process=server.isolate_custom_function)

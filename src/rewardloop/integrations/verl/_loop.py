@@ -24,7 +24,7 @@ from typing import Any
 from ..._loader import load_extern_module, load_extern_object
 from ...config import RewardConfig, load_reward_config
 from ...errors import ConfigError
-from ...scorers._custom import load_custom_function
+from ...scorers import load_custom_function
 from ._compute import config_path
 from ._data import extra_info_columns, has_rm_scores
 from ._managers import AbstractRewardManager, RewardManagerBase, get_reward_manager_cls
@@ -364,7 +364,7 @@ def _make_batch(
             return from_dict(tensors=tensors, non_tensors=non_tensors, meta_info=meta)
         except TypeError:
             pass
-    from ...managers._batch import RolloutBatch
+    from ...managers import RolloutBatch
 
     return RolloutBatch(tensors, non_tensors, meta)
 

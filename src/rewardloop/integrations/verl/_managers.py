@@ -30,12 +30,9 @@ from typing import Any, ClassVar
 
 from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
+from ...managers import OverlongPenalty, RewardManager, custom_function_scorer, response_lengths
 from ...managers._composite import with_group_size
-from ...managers._manager import RewardManager, custom_function_scorer
-from ...managers._shaping import OverlongPenalty
-from ...managers._tensors import response_lengths
-from ...scorers._base import Scorer, coerce_score
-from ...scorers._custom import CustomFunctionScorer
+from ...scorers import CustomFunctionScorer, Scorer, coerce_score
 from ...types import Sample, Score, ScoreBatch, Status
 from ._compute import config_path
 from ._data import (
@@ -329,7 +326,7 @@ def declared_metrics(manager: RewardManager) -> dict[str, type]:
     if manager.scorer is not None:
         scorers.append(manager.scorer)
     else:
-        from ...scorers._registry import ROUTES
+        from ...scorers import ROUTES
 
         for route in ROUTES.routes():
             try:
