@@ -5,6 +5,9 @@
 OpenRLHF imports the file given to ``--reward.remote_url`` (``--remote_rm_url`` before 0.10) by path,
 then calls ``reward_func([query], [prompt], [label])`` once per sample from worker threads; the query is
 prompt + response decoded with special tokens.
+
+Needs nothing beyond rewardloop itself: with torch installed the reward function returns tensors (as
+OpenRLHF wants), without it plain lists; both are printed the same way.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import asyncio
 import importlib.util
 import os
 from pathlib import Path
+from typing import Any
 
 PROMPT = "<|im_start|>user\nWhat is 6*7? Answer after '####'.<|im_end|>\n<|im_start|>assistant\n"
 SAMPLES = [
@@ -32,9 +36,14 @@ async def main() -> None:
         *(asyncio.to_thread(module.reward_func, [q], [p], [lb]) for q, p, lb in SAMPLES)
     )
     for (query, _, label), info in zip(SAMPLES, results, strict=True):
-        logs = {k: v.tolist() if hasattr(v, "tolist") else v for k, v in info["extra_logs"].items()}
+        logs = {k: _plain(v) for k, v in info["extra_logs"].items()}
         print(f"label={label!r} response={query[len(PROMPT) :]!r}")
-        print(f"  rewards={info['rewards'].tolist()} scores={info['scores'].tolist()} extra_logs={logs}")
+        print(f"  rewards={_plain(info['rewards'])} scores={_plain(info['scores'])} extra_logs={logs}")
+
+
+def _plain(values: Any) -> list:
+    """A tensor (torch installed) or a list (no torch) as a list."""
+    return values.tolist() if hasattr(values, "tolist") else list(values)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,18 @@ every other column (``data_source``, ``reward_model``, ``extra_info``) to the re
 each row to its scorer exactly as verl's ``default_compute_score`` would. ``--tiny`` swaps the model for a
 randomly initialised two-layer one with a character tokenizer, built locally, to try the wiring on a CPU
 in seconds (its completions are noise, so its accuracy is 0).
+
+Needs TRL and its stack: ``pip install 'rewardloop[torch,models]' trl datasets``. Without them it stops with
+a message naming what is missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
+from rewardloop.errors import MissingExtraError, require_extras
 from rewardloop.integrations.trl import async_reward_func, reward_func
 from rewardloop.workbench import read_table
 
@@ -58,6 +63,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=64, help="rows of the dataset to use")
     parser.add_argument("--output-dir", default="outputs/grpo_gsm8k")
     args = parser.parse_args()
+    needs = {"torch": "torch", "transformers": "models", "tokenizers": "models"}
+    needs.update({"datasets": "pip:datasets", "trl": "pip:trl"})
+    try:
+        require_extras(needs, "examples/trl/grpo_gsm8k.py")
+    except MissingExtraError as exc:
+        sys.exit(f"error: {exc}")
     if not args.tiny and not args.model:
         parser.error("pass --model, or --tiny for a local smoke run")
 

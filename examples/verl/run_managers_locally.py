@@ -5,17 +5,24 @@
 Builds a toy tokenizer locally, turns the example rollouts into a verl-shaped batch (what the trainer hands a
 reward manager), and runs the classic ``dapo`` manager and the reward loop's ``compute_rm_score`` on it. With
 verl installed, pass ``--dataproto`` to use a real ``verl.DataProto`` instead of rewardloop's ``RolloutBatch``.
+
+Needs the ``torch`` and ``models`` extras (torch, and tokenizers/transformers for the toy tokenizer):
+``pip install 'rewardloop[torch,models]'``. Without them it stops with a message naming what is missing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
+from rewardloop.errors import MissingExtraError, require_extras
 from rewardloop.integrations.verl import DAPORewardManager, RewardLoopManager
 from rewardloop.testing import make_verl_batch, toy_tokenizer
+
+NEEDS = {"torch": "torch", "tokenizers": "models", "transformers": "models"}
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,6 +50,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=64)
     parser.add_argument("--dataproto", action="store_true", help="use verl.DataProto (needs verl)")
     args = parser.parse_args()
+    try:
+        require_extras(NEEDS, "examples/verl/run_managers_locally.py")
+    except MissingExtraError as exc:
+        sys.exit(f"error: {exc}")
 
     tokenizer = toy_tokenizer()
     rows = [

@@ -64,7 +64,9 @@ class GroupStats:
     samples: int = 0
     failed: int = 0
     max_n: int = 0
+    min_n: int = 0  # the smallest group with an ok sample (groups shrink when samples fail)
     pass_at: dict[int, float] = field(default_factory=dict)
+    groups_at: dict[int, int] = field(default_factory=dict)  # groups behind each pass@k (those with n_g >= k)
     mean_at_n: float | None = None
     reward_std: float | None = None
     all_equal_share: float | None = None
@@ -76,7 +78,9 @@ class GroupStats:
             "samples": self.samples,
             "failed": self.failed,
             "n": self.max_n,
+            "min_n": self.min_n,
             **{f"pass@{k}": _round(v) for k, v in sorted(self.pass_at.items())},
+            **{f"groups@{k}": v for k, v in sorted(self.groups_at.items())},
             "mean@n": _round(self.mean_at_n),
             "reward_std": _round(self.reward_std),
             "all_equal_share": _round(self.all_equal_share),
@@ -122,6 +126,7 @@ def _stats(task: str, groups: Sequence[Sequence[Score]], is_correct: Any) -> Gro
         rewards = [float(s.value or 0.0) for s in ok]
         n, c = len(ok), sum(bool(is_correct(s)) for s in ok)
         st.max_n = max(st.max_n, n)
+        st.min_n = n if not st.min_n else min(st.min_n, n)
         for k in range(1, n + 1):
             per_k[k].append(pass_at_k(n, c, k))
         means.append(math.fsum(rewards) / n)
@@ -131,6 +136,7 @@ def _stats(task: str, groups: Sequence[Sequence[Score]], is_correct: Any) -> Gro
             stds.append(math.sqrt(math.fsum((r - mu) ** 2 for r in rewards) / (n - 1)))
             equal += max(rewards) - min(rewards) <= _EQUAL_TOL
     st.pass_at = {k: math.fsum(v) / len(v) for k, v in sorted(per_k.items())}
+    st.groups_at = {k: len(v) for k, v in sorted(per_k.items())}
     st.mean_at_n = math.fsum(means) / len(means) if means else None
     st.reward_std = math.fsum(stds) / len(stds) if stds else None
     st.all_equal_share = equal / multi if multi else None

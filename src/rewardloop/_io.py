@@ -52,7 +52,8 @@ def _format_of(path: str | os.PathLike[str]) -> str:
     if suffix in (".parquet", ".pq"):
         return "parquet"
     raise ConfigError(
-        f"cannot tell the format of {str(path)!r}: use a .jsonl or .parquet file (allowed: {FORMATS})"
+        f"cannot tell the format of {str(path)!r} from its extension {suffix or '(none)'!r}; allowed: "
+        ".jsonl, .json (JSON Lines, or one JSON array of objects), .ndjson, .parquet, .pq"
     )
 
 
@@ -74,20 +75,30 @@ def _check_input(path: str | os.PathLike[str]) -> None:
 
 
 def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """All rows of a JSONL or Parquet file. A JSONL line that is not a JSON object becomes a :class:`RowError`."""
+    """All rows of a JSONL or Parquet file, or of a ``.json`` file holding one JSON array of objects. A line
+    (or array item) that is not a JSON object becomes a :class:`RowError`; a file that cannot be read at all
+    raises :class:`ConfigError` naming it."""
     _check_input(path)
     if _format_of(path) == "parquet":
         return _read_parquet(path)
+    if _is_json_array(path):
+        return _read_json_array(path)
     rows: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
+            text = line.rstrip("\r\n")
             try:
-                row = json.loads(line)
+                row = json.loads(text)  # without the newline: a cut-off line reports its own column
             except json.JSONDecodeError as exc:
+                cut = exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()) - 1
+                hint = " (the line ends before its JSON does: truncated?)" if cut else ""
                 rows.append(
-                    RowError(_error=f"line {lineno}: invalid JSON: {exc}", _line=line.rstrip("\n")[:200])
+                    RowError(
+                        _error=f"line {lineno}: invalid JSON: {exc.msg} (column {exc.colno}){hint}",
+                        _line=text[:200],
+                    )
                 )
                 continue
             if not isinstance(row, dict):
@@ -99,10 +110,49 @@ def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return rows
 
 
+def _is_json_array(path: str | os.PathLike[str]) -> bool:
+    """A ``.json`` file whose first non-blank character is ``[`` holds one JSON array, not JSON Lines."""
+    if Path(path).suffix.lower() != ".json":
+        return False
+    with open(path, encoding="utf-8") as fh:
+        while chunk := fh.read(4096):
+            stripped = chunk.lstrip()
+            if stripped:
+                return stripped.startswith("[")
+    return False
+
+
+def _read_json_array(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        try:
+            items = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"{str(path)!r} starts a JSON array but is not valid JSON: {exc.msg} at line {exc.lineno} "
+                f"column {exc.colno} (truncated?); write one JSON object per line (JSONL) to keep the rows "
+                "before a bad one"
+            ) from None
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            rows.append(item)
+        else:
+            rows.append(RowError(_error=f"item {i}: expected a JSON object, got {type(item).__name__}"))
+    return rows
+
+
 def _read_parquet(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:  # empty, truncated, or not Parquet at all
+        size = Path(path).stat().st_size
+        what = "an empty file" if size == 0 else f"{size} bytes"
+        raise ConfigError(
+            f"{str(path)!r} is not a readable Parquet file ({what}: {str(exc).splitlines()[0][:200]})"
+        ) from None
     meta = table.schema.metadata or {}
     json_columns = json.loads(meta[JSON_COLUMNS_KEY]) if JSON_COLUMNS_KEY in meta else []
     absent = json.loads(meta[ABSENT_KEY]) if ABSENT_KEY in meta else {}
@@ -143,8 +193,7 @@ def write_rows(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> 
     safe = [json_safe(r) for r in rows]
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    tmp = _new_file(target)
     try:
         if fmt == "parquet":
             _write_parquet(tmp, safe)
@@ -155,6 +204,20 @@ def write_rows(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> 
         if os.path.exists(tmp):
             os.unlink(tmp)
     return len(safe)
+
+
+def _new_file(target: Path) -> str:
+    """A new empty temporary file next to ``target``, created with mode 0666 so the umask applies (as for any
+    file a command writes; ``mkstemp``'s 0600 would keep the trainer and teammates from reading it)."""
+    for _ in range(100):
+        tmp = target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return str(tmp)
+    raise OSError(f"could not create a temporary file next to {str(target)!r}")
 
 
 def _write_jsonl(path: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> None:

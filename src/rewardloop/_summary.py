@@ -106,20 +106,68 @@ def summarize(items: Iterable[tuple[str, Score]]) -> list[TaskSummary]:
 
 
 _LINE_NO = re.compile(r"\bline \d+\b")
+# the values inside an error message that vary between samples of one defect: quoted text, numbers, hex
+_VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|\b0x[0-9a-fA-F]+\b|(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+_HINT = re.compile(r"\s*\((?:did you mean|pick|use|give|set) .*\)\s*$")
+MESSAGE_CHARS = 300
 
 
-def top_errors(scores: Iterable[Score], n: int = 5) -> list[tuple[str, str, int]]:
-    """The ``n`` most frequent failure messages as ``(status, message, count)``, most frequent first.
+def error_template(message: str) -> str:
+    """``message`` with its varying values (quoted text, numbers) replaced: messages of one defect that differ
+    only in a value (``line 2`` / ``line 7``, ``worker process 16561 died``) share a template."""
+    return _VALUES.sub("_", message)
 
-    A message is its first line, clipped to 200 characters; line numbers of bad input lines are merged.
+
+def clip_message(message: str, limit: int = MESSAGE_CHARS) -> str:
+    """The first line of ``message``, at most ``limit`` characters; a trailing hint ("did you mean ...") is
+    kept whole and the middle is cut instead."""
+    text = message.splitlines()[0] if message.splitlines() else "(no message)"
+    if len(text) <= limit:
+        return text
+    hint = _HINT.search(text)
+    tail = hint.group(0).strip() if hint else ""
+    head = text[: hint.start()] if hint else text
+    room = max(limit - len(tail) - 5, 40)
+    return f"{head[:room]} ... {tail}".rstrip()
+
+
+def short_error(message: Any, limit: int = 160) -> str:
+    """A failure message for a per-batch log line: about an unknown data source, its first sentence (the list
+    of known ones stays in the sample's ``info.error``); clipped to ``limit`` characters."""
+    text = str(message or "(no message)").split(". Known data sources:")[0]
+    return clip_message(text, limit)
+
+
+def error_groups(scores: Iterable[Score]) -> list[tuple[str, str, int, int]]:
+    """Every failure kind as ``(status, example message, count, distinct messages)``, most frequent first.
+
+    Messages that differ only in a value are one kind (see :func:`error_template`); the example is the first
+    message seen, clipped by :func:`clip_message`.
     """
     counts: Counter[tuple[str, str]] = Counter()
+    examples: dict[tuple[str, str], str] = {}
+    distinct: dict[tuple[str, str], set[str]] = {}
     for score in scores:
         if score.ok:
             continue
-        message = str(score.info.get("error") or "(no message)").splitlines() or ["(no message)"]
-        counts[(score.status.value, _LINE_NO.sub("line N", message[0])[:200])] += 1
-    return [(st, msg, c) for (st, msg), c in counts.most_common(n)]
+        message = str(score.info.get("error") or "(no message)")
+        first = message.splitlines()[0] if message.splitlines() else "(no message)"
+        key = (score.status.value, error_template(_LINE_NO.sub("line N", first)))
+        counts[key] += 1
+        examples.setdefault(key, clip_message(first))
+        distinct.setdefault(key, set()).add(first)
+    return [(st, examples[(st, t)], c, len(distinct[(st, t)])) for (st, t), c in counts.most_common()]
+
+
+def top_errors(scores: Iterable[Score], n: int = 5) -> list[tuple[str, str, int]]:
+    """The ``n`` most frequent failure kinds as ``(status, message, count)`` (see :func:`error_groups`); a
+    kind of several distinct messages says how many more there are."""
+    out = []
+    for status, message, count, variants in error_groups(scores)[:n]:
+        if variants > 1:
+            message += f" (+{variants - 1} more like it)"
+        out.append((status, message, count))
+    return out
 
 
 def format_table(summaries: list[TaskSummary]) -> str:
@@ -151,12 +199,16 @@ def format_groups(stats: Sequence[Any], max_k: int = 8) -> str:
     return _grid(header, lines, left=(0,))
 
 
-def format_errors(errors: Sequence[tuple[str, str, int]]) -> str:
-    """The top error messages, one per line with their count."""
+def format_errors(errors: Sequence[tuple[str, str, int]], more: int = 0, more_rows: int = 0) -> str:
+    """The top error messages, one per line with their count; ``more`` kinds (``more_rows`` rows) left out
+    are said at the end."""
     if not errors:
         return ""
     width = max(len(str(c)) for _, _, c in errors)
-    return "\n".join(f"  {str(c).rjust(width)} x {st}: {msg}" for st, msg, c in errors)
+    lines = [f"  {str(c).rjust(width)} x {st}: {msg}" for st, msg, c in errors]
+    if more:
+        lines.append(f"  +{more} more kind{'s' if more > 1 else ''} of error ({more_rows} rows)")
+    return "\n".join(lines)
 
 
 def _num(x: float | None) -> str:

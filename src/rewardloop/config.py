@@ -297,6 +297,8 @@ _REWARD_KEYS = (
     "extra_info_keys",
     "components",
     "monitors",
+    "routes",
+    "infer_extra_info_keys",
 )
 
 _EXTRA_KINDS = ("float", "bool", "str", "any")
@@ -328,6 +330,14 @@ class RewardConfig:
     components: tuple[Mapping[str, Any], ...] = ()
     #: ours: reward-hacking monitors (``enable``, ``penalize``: monitor -> reward; ``docs/monitors.md``)
     monitors: Mapping[str, Any] = field(default_factory=dict)
+    #: ours: routes of this config, consulted before the global routing table; each
+    #: ``{task, scorer, options, prefix}`` (from ``{TASK: SCORER}`` or ``{TASK: {scorer, options}}``; a
+    #: task ending in ``*`` is a prefix)
+    routes: tuple[Mapping[str, Any], ...] = ()
+    #: ours: verl's reward loop keeps every dict key a custom function returns; with true (verl's behaviour)
+    #: the keys are read from the function's returned dict literals, else learned from its first result;
+    #: false keeps ``run_single``'s extra info to the declared keys (``extra_info_keys``) only
+    infer_extra_info_keys: bool = True
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
@@ -377,11 +387,24 @@ class RewardConfig:
             extra_info_keys=_extra_info_keys(data.get("extra_info_keys"), f"{where}.extra_info_keys"),
             components=components,
             monitors=_monitors(data.get("monitors"), f"{where}.monitors"),
+            routes=_routes(data.get("routes"), f"{where}.routes"),
+            infer_extra_info_keys=_bool(
+                data.get("infer_extra_info_keys", True), f"{where}.infer_extra_info_keys"
+            ),
         )
 
     def as_dict(self) -> dict[str, Any]:
         """Plain nested dicts (round-trips through :meth:`from_dict`)."""
         return dataclasses.asdict(self)
+
+    def fingerprint(self) -> str:
+        """A short hash of the whole config (every key, defaults included): two runs with the same fingerprint
+        were scored by the same reward definition (the code of a custom function is not part of it)."""
+        import hashlib
+        import json
+
+        text = json.dumps(self.as_dict(), sort_keys=True, default=repr, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def overlong(self) -> tuple[OverlongBufferConfig | None, int | None]:
@@ -429,6 +452,48 @@ def _components(value: Any, where: str) -> tuple[dict[str, Any], ...]:
         if "weight" in item:
             _float(item["weight"], f"{here}.weight")
         out.append(dict(item))
+    return tuple(out)
+
+
+_ROUTE_KEYS = ("scorer", "options")
+
+
+def _routes(value: Any, where: str) -> tuple[dict[str, Any], ...]:
+    """``reward.routes``: ``{TASK: SCORER}`` or ``{TASK: {scorer, options}}`` (``TASK*``: a prefix), or the
+    normal form ``as_dict`` writes, a list of ``{task, scorer, options, prefix}``. Scorer names are checked
+    when the reward is built, against the scorers that exist."""
+    value = _plain(value)
+    if not value:
+        return ()
+    if isinstance(value, list | tuple):  # the normal form (what as_dict() writes): round-trips
+        items = []
+        for i, item in enumerate(value):
+            if not isinstance(item, Mapping):
+                raise ConfigError(f"{where}[{i}] must be a mapping, got {type(item).__name__}")
+            _check_keys(item, ("task", "scorer", "options", "prefix"), f"{where}[{i}]")
+            task = _str(item.get("task"), f"{where}[{i}].task", optional=False)
+            star = "*" if item.get("prefix") else ""
+            items.append((f"{task}{star}", {"scorer": item.get("scorer"), "options": item.get("options")}))
+    elif isinstance(value, Mapping):
+        items = list(value.items())
+    else:
+        raise ConfigError(f"{where} must map data sources to scorers, got {type(value).__name__}")
+    out = []
+    for task, target in items:
+        here = f"{where}.{task}"
+        if not isinstance(task, str) or not task.rstrip("*"):
+            raise ConfigError(f"{where}: a route needs a non-empty data source, got {task!r}")
+        if isinstance(target, str):
+            target = {"scorer": target}
+        if not isinstance(target, Mapping):
+            raise ConfigError(f"{here} must be a scorer name or {{scorer, options}}, got {target!r}")
+        _check_keys(target, _ROUTE_KEYS, here)
+        scorer = _str(target.get("scorer"), f"{here}.scorer", optional=False)
+        options = _plain(target.get("options")) or {}
+        if not isinstance(options, Mapping):
+            raise ConfigError(f"{here}.options must be a mapping, got {type(options).__name__}")
+        prefix = task.endswith("*")
+        out.append({"task": task.rstrip("*"), "scorer": scorer, "options": dict(options), "prefix": prefix})
     return tuple(out)
 
 

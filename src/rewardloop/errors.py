@@ -37,6 +37,7 @@ __all__ = [
     "UnknownScorerError",
     "UnknownTaskError",
     "WorkerCrashed",
+    "require_extras",
 ]
 
 
@@ -128,7 +129,33 @@ class RateLimited(InfraError):
 class MissingExtraError(RewardLoopError, ImportError):
     """An optional dependency is missing. The message says which extra to install."""
 
-    def __init__(self, module: str, extra: str) -> None:
+    def __init__(
+        self, module: str, extra: str, *, who: str | None = None, install: str | None = None
+    ) -> None:
         self.module = module
         self.extra = extra
-        super().__init__(f"{module!r} is not installed; install it with: pip install 'rewardloop[{extra}]'")
+        need = f"{who} needs {module}, not installed" if who else f"{module!r} is not installed"
+        command = install or f"pip install 'rewardloop[{extra}]'"
+        super().__init__(f"{need}; install it with: {command}")
+
+
+def require_extras(needs: dict[str, str], who: str) -> None:
+    """Raise :class:`MissingExtraError` naming every module of ``needs`` that cannot be imported. ``needs`` maps
+    a module to the rewardloop extra that installs it, or to ``"pip:PACKAGE"`` for a package outside the
+    extras (``trl``); ``who`` is what needs them (an example script)."""
+    import importlib
+
+    missing = {}
+    for module, extra in needs.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing[module] = extra
+    if not missing:
+        return
+    extras = sorted({e for e in missing.values() if not e.startswith("pip:")})
+    packages = sorted({e[4:] for e in missing.values() if e.startswith("pip:")})
+    parts = ([f"'rewardloop[{','.join(extras)}]'"] if extras else []) + packages
+    raise MissingExtraError(
+        ", ".join(missing), ",".join(extras), who=who, install="pip install " + " ".join(parts)
+    )

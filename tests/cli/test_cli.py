@@ -169,7 +169,7 @@ def test_missing_input_and_bad_extension(tmp_path):
     weird = tmp_path / "x.csv"
     weird.write_text("a,b\n")
     proc = run_cli("score", str(weird))
-    assert proc.returncode == 2 and ".jsonl or .parquet" in proc.stderr
+    assert proc.returncode == 2 and "allowed: .jsonl, .json" in proc.stderr and ".parquet" in proc.stderr
 
 
 def test_list_shows_scorers_and_routes():

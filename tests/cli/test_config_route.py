@@ -64,7 +64,8 @@ def test_the_verl_example_config(tmp_path):
         "score", EXAMPLES / "rollouts.jsonl", "--config", EXAMPLES / "verl" / "reward_rewardloop.yaml"
     )
     assert proc.returncode == 0, proc.stderr
-    assert "overlong_buffer_cfg is not applied" in proc.stderr  # said, not silently dropped
+    # said, not silently dropped: the example has no token lengths
+    assert "not applied: reward_kwargs.overlong_buffer_cfg" in proc.stderr and "--length-key" in proc.stderr
     assert "openai/gsm8k" in proc.stdout
 
 

@@ -130,12 +130,14 @@ def test_real_rollouts_eight_per_prompt(tmp_path, capsys):
     assert math500["pass@1"] == pytest.approx(task["accuracy"], abs=1e-6)
 
 
-def test_only_lists_of_strings_expand(tmp_path, capsys):
+def test_a_chat_is_one_response_and_an_empty_list_none(tmp_path, capsys):
     chat = [{"role": "assistant", "content": "#### 4"}]  # one conversational response, not n responses
     rows = [row("openai/gsm8k", "4", chat, index=0), row("openai/gsm8k", "4", [], index=1)]
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out.jsonl"
-    assert main(["score", str(path), "-o", str(out)]) == 1  # every row failed, and says why
+    assert main(["score", str(path), "-o", str(out), "--max-failure-rate", "0.5"]) == 0
     scored = read_jsonl(out)
-    assert len(scored) == 2 and all("must be a string, got list" in r["error"] for r in scored)
+    assert len(scored) == 2 and "response_index" not in scored[0]
+    assert scored[0]["status"] == "ok" and scored[0]["score"] == 1.0  # the assistant message, scored
+    assert scored[1]["status"] == "invalid_input" and "is an empty list" in scored[1]["error"]

@@ -140,3 +140,27 @@ def test_verls_ray_reward_loop_manager_and_extract_reward_with_our_manager(loop_
 
 def test_a_node_without_rewardloop_fails_loudly(loop_result):
     assert loop_result["no_rewardloop"] == "ModuleNotFoundError: No module named 'rewardloop'"
+
+
+# -- row sums: every manager's reward_tensor row sums to the sample's score, empty responses included --------
+
+
+@pytest.fixture(scope="module")
+def row_sums():
+    return run_script("check_row_sums.py", timeout=600)
+
+
+@pytest.mark.parametrize("name", ["naive", "dapo", "batch", "prime"])
+def test_each_managers_rows_sum_to_the_score_like_verls(row_sums, name):
+    ours, theirs = row_sums["ours"][name], row_sums["verl"][name]
+    sums = [sum(row) for row in ours["tensor"]]
+    assert sums == pytest.approx(ours["score"])  # the row sum is the score verl's GRPO sees
+    assert ours["tensor"] == theirs["tensor"]  # same value on the same token as verl's own manager
+    if name != "prime":  # math_dapo's -1 for an empty response sits in the last column, as verl puts it
+        assert ours["tensor"][1][-1] == -1.0 and sums[1] == -1.0
+
+
+def test_the_reward_loop_rm_scores_sum_to_each_samples_score(row_sums):
+    assert [sum(r) for r in row_sums["rm_scores"]] == pytest.approx(row_sums["loop_scores"])
+    assert row_sums["rm_score_column"] == pytest.approx(row_sums["loop_scores"])
+    assert row_sums["loop_scores"][1] == -1.0 and row_sums["rm_scores"][1][-1] == -1.0

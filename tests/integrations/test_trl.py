@@ -94,6 +94,13 @@ class FlakyScorer(Scorer):
         return Score(1.0)
 
 
+class RaisingScorer(Scorer):
+    name = "raising"
+
+    def score(self, sample: Sample) -> Score:
+        raise RuntimeError("scorer bug")
+
+
 class SleepScorer(Scorer):
     name = "sleepy"
     execution = "thread"
@@ -176,13 +183,19 @@ def test_ground_truth_keys_configurable(make):
     assert trl_call(fn, ["q"], ["#### 72"], {"gold": ["72"], "answer": ["1"]}) == [1.0]
 
 
-def test_missing_ground_truth_is_a_failure_not_a_zero(make):
+def test_a_missing_ground_truth_column_raises_naming_the_columns(make):
+    # all-None rewards with a warning would be training on no signal: a configuration error (issue 25)
+    fn = make("gsm8k", name="acc")
+    with pytest.raises(ConfigError, match=r"no ground truth column.*'solution'.*dataset has \['other'\]"):
+        trl_call(fn, ["q", "q"], ["#### 1", "#### 2"], {"other": ["1", "2"]}, Recorder())
+
+
+def test_a_reward_model_cell_without_ground_truth_fails_that_row_only(make):
     rec = Recorder()
     fn = make("gsm8k", name="acc")
-    assert trl_call(fn, ["q", "q"], ["#### 1", "#### 2"], {"other": ["1", "2"]}, rec) == [None, None]
-    assert rec.metrics["acc/failed"] == [1.0]
-    assert rec.metrics["acc/invalid_input"] == [1.0]
-    assert rec.extra["acc_status"] == ["invalid_input", "invalid_input"]
+    cols = {"reward_model": [{"ground_truth": "1"}, {"style": "rule"}]}
+    assert trl_call(fn, ["q", "q"], ["#### 1", "#### 2"], cols, rec) == [1.0, None]
+    assert rec.extra["acc_status"] == ["ok", "invalid_input"]
 
 
 def test_metadata_from_extra_info_column(make):
@@ -346,7 +359,7 @@ def test_real_grpo_trainer_step(tmp_path, monkeypatch):
     routed = reward_func(name="verl_rules")  # routed by data_source, ground truth from reward_model
     lengths = LengthScorer()
     length = async_reward_func(lengths, name="length")
-    failing = reward_func(FlakyScorer(), ground_truth_keys="missing_column", name="broken")
+    failing = reward_func(RaisingScorer(), name="broken")
     assert [get_callable_name(f) for f in (routed, length, failing)] == ["verl_rules", "length", "broken"]
     assert not is_async_callable(routed) and is_async_callable(length)
     args = GRPOConfig(
@@ -380,7 +393,7 @@ def test_real_grpo_trainer_step(tmp_path, monkeypatch):
     assert len(lengths.seen) == 2
     assert logs["rewards/length/mean"] == pytest.approx(sum(map(len, lengths.seen)) / 2)
     # every completion of "broken" failed: TRL got None (NaN) and our metric says so
-    assert logs["broken/failed"] == 1.0 and logs["broken/invalid_input"] == 1.0
+    assert logs["broken/failed"] == 1.0 and logs["broken/scorer_error"] == 1.0
 
 
 def test_conversational_prompts_with_verl_layout_columns(make):

@@ -201,7 +201,7 @@ def test_rm_scores_short_circuit(tokenizer, rows_batch):
         assert loop.compute_rm_score(batch) is batch
 
 
-def test_empty_response_gets_no_token_and_no_crash(tokenizer, caplog):
+def test_empty_response_keeps_its_reward_in_its_last_column(tokenizer, caplog):
     batch = make_batch(tokenizer, [dict(ROWS[0], response=""), ROWS[0]])
     manager = NaiveRewardManager(tokenizer, 0, compute_score=lambda **kw: 1.0)
     try:
@@ -209,7 +209,8 @@ def test_empty_response_gets_no_token_and_no_crash(tokenizer, caplog):
             tensor = manager(batch)
     finally:
         manager.close()
-    assert tensor[0].abs().sum() == 0  # verl writes it into the last padding column
+    # verl writes it into the last column: the row sums to the sample's score (verl's GRPO reads the sum)
+    assert tensor[0].sum() == 1.0 and tensor[0, -1] == 1.0
     assert tensor[1].sum() == 1.0
     assert "without any generated token" in caplog.text
 
@@ -446,7 +447,15 @@ def test_every_loop_manager_runs_a_file_function_in_worker_processes(tokenizer, 
     finally:
         manager.close()
     assert out["reward_score"] == 1.0 and out["reward_extra_info"]["pid"] != os.getpid()
-    # one trajectory at a time, an undeclared key is left out (with a warning naming it), never sometimes present
+    # verl keeps the function's dict keys: 'note' is read from the returned literal, so every sample has it
+    assert out["reward_extra_info"]["note"] == "x"
+    # ours, as an option: one trajectory at a time an undeclared key is left out (a warning names it)
+    manager = load_reward_manager({**cfg, "infer_extra_info_keys": False}, tokenizer)
+    try:
+        with caplog.at_level(logging.WARNING):
+            out = asyncio.run(manager.run_single(batch[0:1]))
+    finally:
+        manager.close()
     assert "note" not in out["reward_extra_info"] and "['note'] are not declared" in caplog.text
 
 
@@ -696,6 +705,49 @@ def test_reward_model_settings_follow_verls_replica_sizing():
         "kind": "generate",
         "num_servers": 1,
     }
+
+
+def test_a_failing_batch_logs_one_short_line_not_the_data_source_list(tokenizer, caplog):
+    rows = [dict(ROWS[0], data_source="no_such_source"), ROWS[0]]
+    manager = NaiveRewardManager(tokenizer, 0)
+    try:
+        with caplog.at_level(logging.WARNING):
+            out = manager(make_batch(tokenizer, rows), return_dict=True)
+    finally:
+        manager.close()
+    lines = [r.getMessage() for r in caplog.records if "samples failed" in r.getMessage()]
+    assert len(lines) == 1 and "no_such_source" in lines[0]
+    assert "Known data sources" not in lines[0] and len(lines[0]) < 300
+    # the sample itself keeps the whole message, the known sources included
+    assert "Known data sources" in out["reward_extra_info"]["error"][0]
+
+
+def test_the_classic_loader_applies_components_routes_and_monitors(tokenizer):
+    # verl 0.4/0.5's load_reward_manager(config, tokenizer, num_examine): the same builder, nothing dropped
+    cfg = {
+        "reward_manager": {"name": "naive"},
+        "components": [
+            {"scorer": "gsm8k", "name": "acc"},
+            {"scorer": "tag_count", "name": "tags", "weight": 0.5},
+        ],
+        "monitors": {"enable": True},
+    }
+    manager = load_reward_manager(cfg, tokenizer, 0)
+    try:
+        assert isinstance(manager, NaiveRewardManager)
+        out = manager(make_batch(tokenizer, ROWS[:2]), return_dict=True)
+    finally:
+        manager.close()
+    info = out["reward_extra_info"]
+    assert list(info["acc"]) == [1.0, 0.0] and "tags" in info and "monitor/any" in info
+    routed = load_reward_manager(
+        {"reward_manager": {"name": "naive"}, "routes": {"mine": "math_dapo"}}, tokenizer, 0
+    )
+    try:
+        rows = [dict(ROWS[0], data_source="mine", response="Answer: 42")]
+        assert routed(make_batch(tokenizer, rows)).sum().item() == 1.0
+    finally:
+        routed.close()
 
 
 # -- non-finite rewards and on_error fills, through every manager ------------------------------------------

@@ -46,12 +46,15 @@ def test_tool_observation_tokens_never_get_the_reward():
     assert out[0].tolist() == [0, 0, 1, 0, 0, 0]
 
 
-def test_empty_response_writes_nothing_and_is_reported():
-    out, empty = place_at_last_token([1.0, 1.0], lengths=torch.tensor([0, 2]), width=4)
-    assert out.tolist() == [[0, 0, 0, 0], [0, 1, 0, 0]]  # never the last padding column, as verl does
+def test_an_empty_responses_reward_goes_to_its_last_column_like_verl():
+    # verl writes reward_tensor[i, valid_response_length - 1]: index -1 for an empty response; its GRPO sums
+    # the row, so the sample keeps its score (math_dapo's -1 for no answer)
+    out, empty = place_at_last_token([-1.0, 1.0], lengths=torch.tensor([0, 2]), width=4)
+    assert out.tolist() == [[0, 0, 0, -1], [0, 1, 0, 0]]
     assert empty.tolist() == [True, False]
+    assert out.sum(1).tolist() == [-1.0, 1.0]
     out, empty = place_at_last_token([7.0], response_mask=torch.zeros(1, 4, dtype=torch.long))
-    assert out.abs().sum() == 0 and empty.tolist() == [True]
+    assert out.tolist() == [[0, 0, 0, 7]] and empty.tolist() == [True]
 
 
 def test_lengths_beyond_width_are_clamped():

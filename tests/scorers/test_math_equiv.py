@@ -451,7 +451,10 @@ ANSWERS = [
     ("1", "|AB|=1", 1.0),
     ("7:32", "S_{MBCN}:S=7:32", 1.0),
     ("\\frac{1}{\\sqrt{6}}", "\\frac{NO}{BO}=\\frac{1}{\\sqrt{6}}", 1.0),
-    ("5", "2+3=5", 0.0),  # a computation is not a label
+    ("5", "2+3=5", 1.0),  # a computation that holds states its result (\\boxed{\\frac{28}{4}=7}, issue 21)
+    ("5", "2+3=6", 0.0),  # one that does not states nothing
+    ("6", "2+3=6", 0.0),
+    ("5", "5=7", 0.0),
     ("5", "x+y=5", 0.0),
     ("(0,1)", "0<f(x)<1", 1.0),
     ("x \\ge 5", "x >= 5", 1.0),
@@ -527,7 +530,9 @@ def test_the_last_answer_phrase_is_found_outside_the_searched_tail_too():
     text = "The answer is 7.\n" + "Some more words here, no phrase at all. " * 100
     assert extract_answers(text).answers == ("7",)
     text = "The answer is 7.\n" + "filler " * 400 + "\nThe answer is 8."
-    assert extract_answers(text).answers == ("8",)
+    # every phrase that states a value is a candidate; the work between them makes 7 an intermediate result
+    assert extract_answers(text).answers == ("7", "8")
+    assert judge(text, ["8"]).value == 1.0 and judge(text, ["7"]).value == 0.0
 
 
 def test_box_bodies_match_a_full_brace_map_on_random_latex():

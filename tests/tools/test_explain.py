@@ -66,3 +66,27 @@ def test_cli_explain_rows(rollouts, capsys):
     assert "out of range" in capsys.readouterr().err
     assert main(["explain", "--response", "x"]) == 2
     assert "--ground-truth" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("sample", "rule"),
+    [
+        (Sample(response="\\boxed{5} is wrong.", ground_truth="5"), "denied"),
+        (Sample(response="\\boxed{3}\\boxed{4}", ground_truth="4"), "hedge"),
+        (
+            Sample(response="\\boxed{5} <think> Actually no: \\boxed{7}", ground_truth="7"),
+            "reopened_thinking",
+        ),
+        (Sample(response="5 + 3 = 8. Therefore, Tom has 8 apples.", ground_truth="8"), "prose_conclusion"),
+        (
+            Sample(response="The answer is 6.", ground_truth="B", prompt="Pick.\nA. 5\nB. 6\n"),
+            "option_content",
+        ),
+        (Sample(response="no idea", ground_truth="5"), "no_answer"),
+        (Sample(response="\\boxed{5}", ground_truth="5"), "exact"),
+    ],
+)
+def test_explain_names_the_rule_that_decided(sample, rule):
+    exp = explain(sample, "math_equiv")
+    assert exp.info["rule"] == rule
+    assert f"rule           {rule}" in exp.to_text()

@@ -53,18 +53,6 @@ class Difference:
 _PINS = "tests/verl_conformance/test_differences.py"
 
 DIFFERENCES: dict[str, Difference] = {
-    "tests/utils/reward_score/test_sandbox_on_cpu.py::test_prime_code": Difference(
-        "verl's continuous code score counts the first 10 test cases only (9 of 10 = 0.9 on verl's second "
-        "sample); rewardloop counts every case (10 of 11) unless max_tests is set",
-        f"{_PINS}::test_code_score_counts_every_case_unless_max_tests",
-    ),
-    "tests/experimental/reward_loop/test_rate_limited_reward_manager_on_cpu.py::"
-    "TestRateLimitedRewardManager::test_dict_result_format": Difference(
-        "one trajectory at a time (run_single), dict keys no one declared are left out with a warning: a "
-        "sample that fails in another worker could not carry them, and verl's first-sample aggregation would "
-        "then raise KeyError; reward.extra_info_keys declares them",
-        f"{_PINS}::test_run_single_keeps_only_declared_dict_keys",
-    ),
     "tests/experimental/reward_loop/test_rate_limited_reward_manager_on_cpu.py::"
     "TestRateLimitedRewardManager::test_class_initialization_once": Difference(
         "verl keeps the rate limiters in class attributes (_semaphore, ...); rewardloop keeps them on the "

@@ -28,7 +28,6 @@ from rewardloop.integrations.verl import (
     RateLimitedRewardManager,
 )
 from rewardloop.managers import RolloutBatch
-from rewardloop.scorers.code import CodeScorer
 from rewardloop.types import Sample
 
 from ._suite import DIFFERENCES, REPO
@@ -106,16 +105,24 @@ def test_every_difference_is_documented_and_pinned():
 
 @linux_only
 @pytest.mark.sandbox
-def test_code_score_counts_every_case_unless_max_tests():
-    """verl's continuous code score stops after the first 10 cases; ours counts all of them."""
+def test_code_score_counts_the_first_10_cases_like_verl_unless_routed_otherwise():
+    """verl's continuous code score of a failing program is the pass rate of the first 10 cases: that is the
+    default route; a config route with ``max_tests: null`` counts every case (ours, an option)."""
+    from rewardloop import RewardManager
+
     inputs = [str(i) for i in range(11)]
     outputs = [str(2 * i) for i in range(11)]
     outputs[3] = "-1"  # the program fails exactly one case, among the first ten
     truth = json.dumps({"inputs": inputs, "outputs": outputs})
     program = "print(2 * int(input()))"
-    assert rewardloop.default_compute_score("codecontests", program, truth) == pytest.approx(10 / 11)
-    verl_scale = CodeScorer(continuous=True, max_tests=10).score(Sample(response=program, ground_truth=truth))
-    assert verl_scale.value == pytest.approx(9 / 10)
+    assert rewardloop.default_compute_score("codecontests", program, truth) == pytest.approx(9 / 10)
+    every = {"continuous": True, "float_tol": 1e-5, "max_tests": None}
+    manager = RewardManager.from_config({"routes": {"codecontests": {"scorer": "code", "options": every}}})
+    try:
+        batch = manager.score([Sample(response=program, ground_truth=truth, task="codecontests")])
+    finally:
+        manager.close()
+    assert batch[0].value == pytest.approx(10 / 11)
 
 
 def test_rate_limits_live_on_the_runner_not_the_class(tokenizer_free_config):
@@ -265,22 +272,56 @@ async def dict_judge(data_source, solution_str, ground_truth, extra_info=None, *
     return {"score": 1.0, "correct": True, "reasoning": "Mock reasoning"}
 
 
-def test_run_single_keeps_only_declared_dict_keys():
-    """verl's ``test_dict_result_format``: one trajectory at a time, keys no one declared are left out (a failed
-    sample in another worker could not carry them, and verl's first-sample aggregation would then raise);
-    ``reward.extra_info_keys`` declares them, and then every sample carries them."""
+def dynamic_judge(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    out = {"score": 1.0}
+    out.update({f"judge_{k}": v for k, v in (("len", len(solution_str)),)})  # keys built at run time
+    return out
+
+
+async def failing_dict_judge(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    if solution_str:
+        raise ValueError("judge API said no")
+    return {"score": 1.0, "correct": True, "reasoning": "Mock reasoning"}
+
+
+def test_run_single_keeps_a_custom_functions_dict_keys():
+    """verl's ``test_dict_result_format``: one trajectory at a time, the dict keys a custom function returns are
+    kept. They are read from its returned dict literals (so a sample failing in another worker carries them
+    too, filled), else learned from the first result; ``infer_extra_info_keys: false`` keeps only the
+    declared keys (ours, an option)."""
     data = _batch([[1, 2]])
-    plain = RateLimitedRewardManager({"reward": {}}, DecodeOnlyTokenizer(), compute_score=dict_judge)
-    declared = RateLimitedRewardManager(
-        {"reward": {"extra_info_keys": {"correct": "bool", "reasoning": "str"}}},
-        DecodeOnlyTokenizer(),
-        compute_score=dict_judge,
-    )
-    try:
-        left_out = asyncio.run(plain.run_single(data))["reward_extra_info"]
-        kept = asyncio.run(declared.run_single(data))["reward_extra_info"]
-    finally:
-        plain.close()
-        declared.close()
-    assert left_out["score"] == 1.0 and "correct" not in left_out and "reasoning" not in left_out
+
+    def run(config, fn=dict_judge):
+        manager = RateLimitedRewardManager({"reward": config}, DecodeOnlyTokenizer(), compute_score=fn)
+        try:
+            return asyncio.run(manager.run_single(data))["reward_extra_info"], manager
+        finally:
+            manager.close()
+
+    kept, manager = run({})
     assert kept["score"] == 1.0 and kept["correct"] is True and kept["reasoning"] == "Mock reasoning"
+    # read from the source, so known before any sample: a failed sample carries them with fillers
+    assert manager.core.schema.kinds["correct"] is bool and manager.core.schema.kinds["reasoning"] is str
+    failed, _ = run({}, failing_dict_judge)
+    assert failed["correct"] is False and failed["reasoning"] == "" and failed["reward_status"] != "ok"
+    learned, _ = run({}, dynamic_judge)
+    assert learned["judge_len"] == 3.0
+    strict, _ = run({"infer_extra_info_keys": False})
+    assert strict["score"] == 1.0 and "correct" not in strict and "reasoning" not in strict
+    declared, _ = run(
+        {"infer_extra_info_keys": False, "extra_info_keys": {"correct": "bool", "reasoning": "str"}}
+    )
+    assert declared["correct"] is True and declared["reasoning"] == "Mock reasoning"
+
+
+def test_returned_dict_keys_are_typed_from_the_source():
+    from rewardloop.integrations.verl._managers import returned_dict_keys
+
+    def judge(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+        correct = solution_str.strip() == ground_truth.strip()
+        if not solution_str:
+            return {"score": 0.0, "correct": False, "why": "empty", "n": 0}
+        return {"score": 1.0, "correct": correct, "why": f"{solution_str}", "n": 2 * 3, "raw": kwargs}
+
+    assert returned_dict_keys(judge) == {"correct": bool, "why": str, "n": float, "raw": object}
+    assert returned_dict_keys(len) == {}  # no source: nothing inferred (learned from the first result)

@@ -23,7 +23,16 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--ground-truth", help="the ground truth (with --response)")
     p.add_argument("--index", type=int, default=0, help="row of --file to explain (default: 0)")
     p.add_argument(
-        "--response-key", default="response", help="column holding the response (default: response)"
+        "--response-index",
+        type=int,
+        default=None,
+        metavar="J",
+        help="which response of a row holding a list of responses (a GRPO file; default: required then)",
+    )
+    p.add_argument(
+        "--response-key",
+        default=None,
+        help="column holding the response (default: the one a scored file records, else response)",
     )
     p.add_argument(
         "--scorer",
@@ -62,17 +71,38 @@ def _sample(args: argparse.Namespace) -> Any:
             raise ConfigError("--row must be a JSON object")
     else:
         from .._io import read_rows
+        from ._score import stored_setting
 
         rows = read_rows(args.file)
         if not 0 <= args.index < len(rows):
             raise ConfigError(f"--index {args.index} is out of range: {args.file} has {len(rows)} rows")
         row = rows[args.index]
+        args.response_key = args.response_key or stored_setting(rows, "response_key")
+    key = args.response_key or "response"
+    row = _one_response(row, key, args.response_index)
     from ..errors import InvalidSampleError
 
     try:
-        return sample_from_row(row, args.response_key)
+        return sample_from_row(row, key)
     except InvalidSampleError as exc:
         raise ConfigError(str(exc)) from exc
+
+
+def _one_response(row: Any, key: str, index: int | None) -> Any:
+    """The row with ``row[key]`` narrowed to response ``index`` when it holds a list of responses."""
+    value = row.get(key) if isinstance(row, dict) else None
+    is_list = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
+    if not is_list:
+        if index is not None:
+            raise ConfigError(f"--response-index needs a list of responses in {key!r}; this row holds one")
+        return row
+    if index is None:
+        raise ConfigError(
+            f"{key!r} holds {len(value)} responses (a GRPO row); pick one with --response-index 0..{len(value) - 1}"
+        )
+    if not 0 <= index < len(value):
+        raise ConfigError(f"--response-index {index} is out of range: {key!r} holds {len(value)} responses")
+    return {**row, key: value[index]}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,9 +40,11 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .._io import read_rows
+    from .._suggest import did_you_mean
     from ..scorers import get_scorer
     from ..tools import compare_scored
     from ._score import (
+        DEFAULT_RESPONSE_KEY,
         SCORING_COLUMNS,
         build_selection,
         check_rate,
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         parse_scorer_spec,
         prepare,
         show_progress,
+        stored_setting,
         summary,
         write_output,
         write_text,
@@ -68,12 +71,26 @@ def run(args: argparse.Namespace) -> int:
             f"{args.scored!r} is not a scored file (rows without 'status'/'score'); score it first with "
             "`rewardloop score`"
         )
+    # the file says how it was read: the response column, the group key, the token-length column
+    stored_key = stored_setting(old, "response_key")
+    args.response_key = args.response_key or stored_key or DEFAULT_RESPONSE_KEY
+    args.group_by = args.group_by or stored_setting(old, "group_by")
+    args.length_key = args.length_key or stored_setting(old, "length_key")
+    readable = [r for r in old if "_error" not in r]
+    if readable and not any(args.response_key in r for r in readable):
+        source = "recorded in the file" if args.response_key == stored_key else "--response-key"
+        hint = did_you_mean(args.response_key, readable[0]) or f"; columns: {sorted(readable[0])}"
+        raise ConfigError(
+            f"{args.scored!r} has no column {args.response_key!r} ({source}) to rescore"
+            + hint.replace("did you mean", "did you mean --response-key")
+        )
     keep = ("group_id", "response_index")
     rollouts = [{k: v for k, v in r.items() if k not in SCORING_COLUMNS or k in keep} for r in old]
-    selection = build_selection(args)
+    scorer = None
     if args.scorer:
         name, options = parse_scorer_spec(args.scorer, "--scorer")
-        selection.custom = get_scorer(name, **options)
+        scorer = get_scorer(name, **options)
+    selection = build_selection(args, scorer)
     items = prepare(rollouts, args.response_key, selection, args.group_by)
     if len(items) != len(old):
         raise ConfigError(
@@ -82,11 +99,21 @@ def run(args: argparse.Namespace) -> int:
     outcome = execute(items, selection, show_progress(args))
     new = output_rows(outcome, selection)
     report = compare_scored(old, new, response_key=args.response_key, examples=max(0, args.examples))
+    before, now = stored_setting(old, "config_fingerprint"), selection.scored_with["config_fingerprint"]
+    if before is not None:
+        same = "the same config" if before == now else "another config"
+        print(f"reward config: {before} before, {now} now ({same})", file=sys.stderr)
     failed_write = write_output(args.output, new)
     print(report.to_json() if args.json else report.to_text())
+    data = summary(outcome, args.max_failure_rate)
+    if data["errors"] and not args.json:  # exit_code points at them
+        from .._summary import top_errors
+        from ._score import print_errors
+
+        print_errors(top_errors(outcome.scores), data)
     if args.report_json:
         write_text(args.report_json, report.to_json())
     if failed_write is not None:
         print(f"rewardloop: error: {failed_write}", file=sys.stderr)
         return 2
-    return exit_code(summary(outcome, args.max_failure_rate))
+    return exit_code(data)

@@ -27,7 +27,7 @@ from .._groups import group_stats
 from .._io import OutputError, read_rows, save_rows
 from .._provenance import scorer_fingerprint
 from .._suggest import did_you_mean, unknown_task_message
-from .._summary import format_errors, format_groups, format_table, summarize, top_errors
+from .._summary import error_groups, format_errors, format_groups, format_table, summarize, top_errors
 from ..errors import ConfigError, InvalidSampleError, UnknownTaskError
 from ..scorers import Scorer
 from ..types import Sample, Score, Status
@@ -49,7 +49,11 @@ SCORING_COLUMNS = (
     "rewardloop_version",
     "group_id",
     "response_index",
+    "scored_with",
 )
+#: what ``scored_with`` records: how the file was read and scored, so rescore/report/explain read it the same way
+READ_SETTINGS = ("response_key", "group_by", "length_key", "config_fingerprint")
+DEFAULT_RESPONSE_KEY = "response"
 
 
 def add_parser(sub: Any) -> None:
@@ -73,8 +77,9 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
     """The options of ``score`` that ``rescore`` shares: how rows are read, scored and judged."""
     p.add_argument(
         "--response-key",
-        default="response",
-        help="column holding the response text, or a list of n responses (default: response)",
+        default=None,
+        help="column holding the response text, or a list of n responses (default: response; rescore: the "
+        "key the file was scored with)",
     )
     p.add_argument(
         "--config",
@@ -155,12 +160,19 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
         "else the input row of a list of responses)",
     )
     p.add_argument(
+        "--length-key",
+        default=None,
+        metavar="FIELD",
+        help="column holding each response's length in tokens (a list beside a list of responses), for "
+        "reward_kwargs.overlong_buffer_cfg and the overlong_zone monitor; without it they are not applied",
+    )
+    p.add_argument(
         "--summary-json", help="also write the summary (tasks, groups, errors, timing) as JSON here"
     )
     p.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (it is only drawn when stderr is a terminal)",
+        help="no progress (a bar when stderr is a terminal, else a line about every 10 s)",
     )
 
 
@@ -170,28 +182,18 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
 
 @dataclass
 class Selection:
-    """The scorer choice and the runner settings of one command."""
+    """What scores the rows: the :class:`RewardManager` of the one builder (``RewardManager.from_config``)
+    over the command's reward config, the failure reward written, and what the command cannot apply."""
 
-    custom: Scorer | None
-    router: Any
-    routes: Any  # the command's --route / --route-prefix table, consulted before the global routing table
-    runner_settings: dict[str, Any]
-    ray: bool = False
-    ray_actors: int = 2
-    ray_address: str | None = None
+    manager: Any
+    config: Any  # the RewardConfig the manager was built from (flags applied)
     on_error: float | None = None
+    unapplied: list[str] = field(default_factory=list)
+    scored_with: dict[str, Any] = field(default_factory=dict)  # written into every row (READ_SETTINGS)
     _fingerprints: dict[int, str] = field(default_factory=dict)
 
     def scorer_for(self, sample: Sample) -> Scorer:
-        if self.custom is not None:
-            return self.custom
-        try:
-            route = self.routes.resolve(sample.task)
-        except UnknownTaskError:
-            return self.router.resolve(sample.task)
-        from ..scorers import get_scorer
-
-        return self.router._options(get_scorer(route.scorer, **route.options))
+        return self.manager.scorer_for(sample)
 
     def fingerprint(self, scorer: Scorer) -> str:
         key = id(scorer)
@@ -199,16 +201,8 @@ class Selection:
             self._fingerprints[key] = scorer_fingerprint(scorer)
         return self._fingerprints[key]
 
-    def runner(self) -> Any:
-        if self.ray:
-            from ..execution import RayRunner
-
-            return RayRunner(self.runner_settings, num_actors=self.ray_actors, address=self.ray_address)
-        if self.ray_address is not None:
-            raise ConfigError("--ray-address needs --ray")
-        from ..execution import Runner
-
-        return Runner(self.runner_settings)
+    def close(self) -> None:
+        self.manager.close()
 
 
 def parse_scorer_spec(spec: str, where: str) -> tuple[str, dict[str, Any]]:
@@ -226,78 +220,97 @@ def parse_scorer_spec(spec: str, where: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), options
 
 
-def parse_routes(table: Any, specs: Sequence[str], prefix: bool) -> None:
-    """Add ``TASK=SCORER[:K=V,...]`` routes to ``table`` (this command's own table: the global one is untouched)."""
-    from ..scorers import Route, get_scorer
-
+def parse_routes(specs: Sequence[str], prefix: bool) -> list[dict[str, Any]]:
+    """``TASK=SCORER[:K=V,...]`` flags as ``reward.routes`` entries (the command's own: the global table is
+    untouched)."""
     flag = "--route-prefix" if prefix else "--route"
+    out = []
     for spec in specs:
         task, sep, target = spec.partition("=")
         if not sep or not task or not target:
             raise ConfigError(f"{flag} expects TASK=SCORER[:K=V,...], got {spec!r}")
         name, options = parse_scorer_spec(target, flag)
-        get_scorer(name, **options)  # an unknown scorer or a bad option fails now, not once per row
-        table.add(Route(task, name, options, prefix=prefix))
+        out.append({"task": task, "scorer": name, "options": options, "prefix": prefix})
+    return out
 
 
-def build_selection(args: argparse.Namespace) -> Selection:
-    """Scorer and runner from ``--config`` (verl's reward section) with the command-line flags on top."""
+def command_config(args: argparse.Namespace) -> Any:
+    """The reward config of this command: ``--config`` with the command-line flags applied on top."""
     from ..config import CustomFunctionConfig, load_reward_config
-    from ..managers import Router, code_options, custom_function_scorer, runner_config_from
-    from ..scorers import RouteTable
 
-    routes = RouteTable()
-    parse_routes(routes, args.route, prefix=False)
-    parse_routes(routes, args.route_prefix, prefix=True)
     cfg = load_reward_config(args.config)
+    changes: dict[str, Any] = {}
+    routes = parse_routes(args.route, prefix=False) + parse_routes(args.route_prefix, prefix=True)
+    if routes:
+        changes["routes"] = (*cfg.routes, *routes)  # the flags win over the file's routes
     if args.custom_function:
         from .._loader import split_function_spec
 
         if args.reward_kwargs is not None and not isinstance(args.reward_kwargs, dict):
             raise ConfigError("--reward-kwargs must be a JSON object")
+        if cfg.components:
+            raise ConfigError(
+                "--custom-function replaces the scorer, but the config sets reward.components; drop one "
+                "(a component may name a custom function: {path: FILE.py, function: NAME})"
+            )
         path, name = split_function_spec(args.custom_function)
-        section = CustomFunctionConfig(path=path, name=name, reward_kwargs=dict(args.reward_kwargs or {}))
-        cfg = dataclasses.replace(cfg, custom_reward_function=section)
+        changes["custom_reward_function"] = CustomFunctionConfig(
+            path=path, name=name, reward_kwargs=dict(args.reward_kwargs or {})
+        )
     elif args.reward_kwargs is not None:
         raise ConfigError("--reward-kwargs needs --custom-function")
-    _warn_unused(cfg)
-    settings = runner_config_from(cfg)
+    settings = dict(cfg.runner)
     settings["workers"] = args.workers if args.workers is not None else settings.get("workers", 2)
     if args.timeout is not None:
         settings["timeout_s"] = args.timeout
     if args.execution is not None:
         settings["execution"] = args.execution
+    changes["runner"] = settings
+    if args.ray:
+        changes.update(backend="ray", num_workers=args.ray_actors)
+    elif args.ray_address is not None:
+        raise ConfigError("--ray-address needs --ray")
+    return dataclasses.replace(cfg, **changes)
+
+
+def build_selection(args: argparse.Namespace, scorer: Scorer | None = None) -> Selection:
+    """The manager of ``--config`` with the flags on top, built by the one builder the service and the
+    trainers use; failures stay statuses in it, and the output applies ``on_error`` itself."""
+    from ..managers import RewardManager, runner_from_config
+
+    cfg = command_config(args)
     on_error = args.on_error
-    configured = settings.get("on_error")
+    configured = cfg.runner.get("on_error")
     if on_error is None and isinstance(configured, int | float) and not isinstance(configured, bool):
         on_error = float(configured)
-    settings["on_error"] = None  # failures stay statuses; the output applies ``on_error`` itself
-    return Selection(
-        custom=custom_function_scorer(cfg),
-        router=Router(code_options(cfg)),
-        routes=routes,
-        runner_settings=settings,
-        ray=bool(args.ray) or cfg.backend == "ray",
-        ray_actors=args.ray_actors if args.ray else cfg.num_workers,
-        ray_address=args.ray_address,
-        on_error=on_error,
-    )
-
-
-def _warn_unused(cfg: Any) -> None:
-    penalty, _ = cfg.overlong
-    if penalty is not None and penalty.enable:
-        print(
-            "rewardloop: note: reward_kwargs.overlong_buffer_cfg is not applied by `score` (it needs token "
-            "lengths); rewards are the scorers' own",
-            file=sys.stderr,
-        )
+    run_cfg = dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+    runner = runner_from_config(run_cfg, address=args.ray_address)
+    try:
+        manager = RewardManager.from_config(run_cfg, scorer=scorer, runner=runner)
+    except BaseException:
+        runner.close()
+        raise
+    manager._owns_runner = True
+    unapplied = [
+        f"{note} (give --length-key FIELD)"
+        for note in manager.unapplied(lengths=getattr(args, "length_key", None) is not None)
+    ]
     if cfg.reward_model.enable:
-        print(
-            "rewardloop: note: reward_model.enable starts model servers in training only; route data sources "
-            "to the reward_model scorer (--route NAME=reward_model:address=...,model=...) to score with one",
-            file=sys.stderr,
+        unapplied.append(
+            "reward_model.enable: model servers start in training only; route data sources to the "
+            "reward_model scorer (--route NAME=reward_model:address=...,model=...) to score with one"
         )
+    for note in unapplied:
+        print(f"rewardloop: note: not applied: {note}", file=sys.stderr)
+    scored_with = {
+        "response_key": args.response_key or DEFAULT_RESPONSE_KEY,
+        "group_by": args.group_by,
+        "length_key": getattr(args, "length_key", None),
+        "config_fingerprint": cfg.fingerprint(),
+    }
+    return Selection(
+        manager=manager, config=cfg, on_error=on_error, unapplied=unapplied, scored_with=scored_with
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -314,6 +327,7 @@ class Item:
     sample: Sample | None = None
     scorer: Scorer | None = None
     failure: Score | None = None
+    length: int | None = None  # the response's length in tokens (--length-key), for overlong shaping
 
 
 def dotted(row: Any, path: str) -> Any:
@@ -338,17 +352,26 @@ def expand_rows(
     rows: Sequence[dict[str, Any]], response_key: str
 ) -> list[tuple[dict[str, Any], int, int | None]]:
     """``(row, input row number, response index)``: a row whose response is a list of strings (verl's
-    generation output) becomes one row per string. Other lists (e.g. one chat as a list of messages) are
-    left alone, and fail as malformed responses."""
+    generation output), or a list of chats, becomes one row per response. One chat (a list of messages) is
+    one response; other lists are left alone and fail as malformed responses."""
     out: list[tuple[dict[str, Any], int, int | None]] = []
     for i, row in enumerate(rows):
         responses = row.get(response_key) if isinstance(row, dict) and "_error" not in row else None
-        if isinstance(responses, list | tuple) and responses and all(isinstance(r, str) for r in responses):
+        if _several(responses):
             for j, response in enumerate(responses):
                 out.append(({**row, response_key: response}, i, j))
         else:
             out.append((row, i, None))
     return out
+
+
+def _several(responses: Any) -> bool:
+    """n responses: a non-empty list of strings, or of chats (each a non-empty list of message dicts)."""
+    if not isinstance(responses, list | tuple) or not responses:
+        return False
+    if all(isinstance(r, str) for r in responses):
+        return True
+    return all(isinstance(r, list | tuple) and r and all(isinstance(m, dict) for m in r) for r in responses)
 
 
 def _group_of(row: dict[str, Any], number: int, expanded: bool, group_by: str | None) -> str | None:
@@ -361,7 +384,11 @@ def _group_of(row: dict[str, Any], number: int, expanded: bool, group_by: str | 
 
 
 def prepare(
-    rows: Sequence[dict[str, Any]], response_key: str, selection: Selection, group_by: str | None
+    rows: Sequence[dict[str, Any]],
+    response_key: str,
+    selection: Selection,
+    group_by: str | None,
+    length_key: str | None = None,
 ) -> list[Item]:
     """One :class:`Item` per (expanded) row, with the scorer that will score it or the failure it earned."""
     from ..integrations.verl import sample_from_row
@@ -373,8 +400,13 @@ def prepare(
         if index is not None:
             item.row["response_index"] = index
         try:
-            item.sample = sample_from_row(row, response_key)
-            item.scorer = selection.scorer_for(item.sample)
+            sample = sample_from_row(row, response_key)
+            if sample.uid is None and item.group is not None:  # a group scorer sees the GRPO group
+                sample = dataclasses.replace(sample, uid=item.group)
+            item.sample = sample
+            item.scorer = selection.scorer_for(sample)
+            if length_key is not None:
+                item.length = _length(dotted(row, length_key), _index(row, index), length_key)
         except UnknownTaskError as exc:
             item.failure = Score.failure(Status.INVALID_INPUT, unknown_task_message(exc))
         except InvalidSampleError as exc:
@@ -383,6 +415,21 @@ def prepare(
             item.failure = Score.failure(Status.INVALID_INPUT, f"{exc}{hint}")
         items.append(item)
     return items
+
+
+def _index(row: dict[str, Any], index: int | None) -> int | None:
+    stored = row.get("response_index")  # a scored file's expanded row (rescore)
+    return index if index is not None else stored if isinstance(stored, int) else None
+
+
+def _length(value: Any, index: int | None, key: str) -> int:
+    if isinstance(value, list | tuple) and index is not None and index < len(value):
+        value = value[index]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidSampleError(
+            f"--length-key {key!r} must be a token count (an integer >= 0), got {value!r:.80}"
+        )
+    return value
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -396,22 +443,29 @@ class Outcome:
     timing: list[tuple[float | None, float | None]]
     stats: dict[str, Any]
     wall_s: float
+    unapplied: list[str] = field(default_factory=list)  # what the config asks for that this run did not apply
 
 
-def execute(items: list[Item], selection: Selection, progress: bool) -> Outcome:
-    """Score the items that have a sample on one runner; every item ends with a :class:`Score`."""
+def execute(items: list[Item], selection: Selection, progress: bool | str) -> Outcome:
+    """Score the items that have a sample through the manager; every item ends with a :class:`Score`.
+
+    ``progress``: True (a bar, on a terminal), ``"log"`` (a line about every 10 s, without one), or False."""
     todo = [i for i, item in enumerate(items) if item.failure is None]
     t0 = time.perf_counter()
-    bar = _progress_bar(len(todo)) if progress else None
-    runner = selection.runner()
+    bar: Any = None
+    if progress == "log":
+        bar = ProgressLog(len(todo))
+    elif progress:
+        bar = _progress_bar(len(todo))
+    lengths = [items[i].length for i in todo]
     try:
-        batch = runner.run_sync(
-            [items[i].scorer for i in todo],
+        batch = selection.manager.score(
             [items[i].sample for i in todo],
+            lengths if any(n is not None for n in lengths) else None,
             on_done=(lambda _i: bar.update(1)) if bar is not None else None,
         )
     finally:
-        runner.close()
+        selection.close()
         if bar is not None:
             bar.close()
     wall_s = time.perf_counter() - t0
@@ -421,7 +475,7 @@ def execute(items: list[Item], selection: Selection, progress: bool) -> Outcome:
         scores[i] = batch[j]
         if batch.exec_s:
             timing[i] = (batch.queue_s[j], batch.exec_s[j])
-    return Outcome(items, scores, timing, dict(batch.stats), wall_s)
+    return Outcome(items, scores, timing, dict(batch.stats), wall_s, list(selection.unapplied))
 
 
 def _progress_bar(total: int) -> Any:
@@ -430,9 +484,51 @@ def _progress_bar(total: int) -> Any:
     return tqdm(total=total, file=sys.stderr, unit="sample", desc="scoring", dynamic_ncols=True)
 
 
-def show_progress(args: argparse.Namespace) -> bool:
-    """A progress bar only on a terminal: a log file or a pipe gets no carriage-return noise."""
-    return not args.no_progress and sys.stderr.isatty()
+PROGRESS_INTERVAL_ENV = "REWARDLOOP_PROGRESS_INTERVAL_S"
+
+
+class ProgressLog:
+    """Without a terminal (CI, nohup, a log file): one progress line on stderr about every 10 s
+    (``REWARDLOOP_PROGRESS_INTERVAL_S``), from a timer thread, so a stalled run still says where it is."""
+
+    def __init__(self, total: int, interval_s: float | None = None) -> None:
+        import os
+        import threading
+
+        self.total, self.done = total, 0
+        self.interval_s = interval_s or float(os.environ.get(PROGRESS_INTERVAL_ENV) or 10.0)
+        self.t0 = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="rewardloop-progress", daemon=True)
+        self._thread.start()
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            elapsed = time.monotonic() - self.t0
+            rate = self.done / elapsed if elapsed > 0 else 0.0
+            eta = f", about {(self.total - self.done) / rate:.0f} s left" if rate > 0 else ""
+            share = 100 * self.done / self.total if self.total else 100.0
+            print(
+                f"rewardloop: scored {self.done}/{self.total} ({share:.1f}%) in {elapsed:.0f} s, "
+                f"{rate:.1f} rows/s{eta}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+def show_progress(args: argparse.Namespace) -> bool | str:
+    """A progress bar on a terminal; without one (a log file or a pipe: no carriage-return noise) a line
+    about every 10 s; nothing with ``--no-progress``."""
+    if args.no_progress:
+        return False
+    return True if sys.stderr.isatty() else "log"
 
 
 def scored_row(
@@ -441,6 +537,7 @@ def scored_row(
     on_error: float | None,
     timing: tuple[Any, Any],
     fingerprint: Callable[[Scorer], str],
+    scored_with: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The output row: the input fields, then the score, status, metrics, info, error, provenance, timings."""
     row = item.row
@@ -455,12 +552,13 @@ def scored_row(
     out["rewardloop_version"] = __version__
     out["group_id"] = item.group
     out["queue_s"], out["exec_s"] = timing  # seconds waiting / executing (null for rows never scored)
+    out["scored_with"] = dict(scored_with or {})
     return out
 
 
 def output_rows(outcome: Outcome, selection: Selection) -> list[dict[str, Any]]:
     return [
-        scored_row(item, score, selection.on_error, t, selection.fingerprint)
+        scored_row(item, score, selection.on_error, t, selection.fingerprint, selection.scored_with)
         for item, score, t in zip(outcome.items, outcome.scores, outcome.timing, strict=True)
     ]
 
@@ -488,6 +586,7 @@ def summary(outcome: Outcome, max_failure_rate: float) -> dict[str, Any]:
             )
         ],
         "errors": [{"status": st, "message": m, "count": c} for st, m, c in top_errors(outcome.scores)],
+        "errors_more": _more_errors(outcome.scores),
         "performance": {
             "wall_s": round(outcome.wall_s, 6),
             "samples_per_s": round(n / outcome.wall_s, 3) if outcome.wall_s > 0 else None,
@@ -497,6 +596,7 @@ def summary(outcome: Outcome, max_failure_rate: float) -> dict[str, Any]:
             "exec_p99_s": stats.get("exec_p99_s"),
             "deduplicated": stats.get("deduplicated"),
         },
+        "not_applied": list(outcome.unapplied),
         "rewardloop_version": __version__,
     }
 
@@ -514,8 +614,7 @@ def print_summary(outcome: Outcome, data: dict[str, Any]) -> None:
         print(format_groups(groups))
     errors = top_errors(outcome.scores)
     if errors:
-        print(f"\nTop errors ({data['failed']} failed rows):")
-        print(format_errors(errors))
+        print_errors(errors, data)
     perf = data["performance"]
     line = f"\n{data['rows']} rows in {perf['wall_s']:.2f} s"
     if perf["samples_per_s"] is not None:
@@ -523,6 +622,19 @@ def print_summary(outcome: Outcome, data: dict[str, Any]) -> None:
     if perf["latency_p50_s"] is not None:
         line += f"; latency p50 {_ms(perf['latency_p50_s'])}, p99 {_ms(perf['latency_p99_s'])}"
     print(line)
+
+
+def _more_errors(scores: Sequence[Score], shown: int = 5) -> dict[str, int]:
+    rest = error_groups(scores)[shown:]
+    return {"kinds": len(rest), "rows": sum(c for _, _, c, _ in rest)}
+
+
+def print_errors(errors: list[tuple[str, str, int]], data: dict[str, Any]) -> None:
+    """The top errors, with how many more kinds were left out."""
+    failed = data["failed"]
+    more = data.get("errors_more") or {}
+    print(f"\nTop errors ({failed} failed row{'s' if failed != 1 else ''}):")
+    print(format_errors(errors, more.get("kinds", 0), more.get("rows", 0)))
 
 
 def _ms(seconds: float | None) -> str:
@@ -589,12 +701,22 @@ def check_rate(value: float) -> None:
         raise ConfigError(f"--max-failure-rate must be between 0 and 1, got {value}")
 
 
+def stored_setting(rows: Sequence[Any], key: str) -> Any:
+    """A setting of ``scored_with`` (:data:`READ_SETTINGS`) recorded in a scored file, None when absent."""
+    for row in rows:
+        recorded = row.get("scored_with") if isinstance(row, dict) else None
+        if isinstance(recorded, dict):
+            return recorded.get(key)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     check_rate(args.max_failure_rate)
+    args.response_key = args.response_key or DEFAULT_RESPONSE_KEY
     selection = build_selection(args)
     rows = read_rows(args.input)
     if not rows:
         raise ConfigError(f"{args.input!r} holds no rows")
-    items = prepare(rows, args.response_key, selection, args.group_by)
+    items = prepare(rows, args.response_key, selection, args.group_by, args.length_key)
     outcome = execute(items, selection, show_progress(args))
     return finish(args, outcome, output_rows(outcome, selection))

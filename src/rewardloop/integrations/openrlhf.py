@@ -50,6 +50,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from .._summary import short_error
 from ..errors import ConfigError, ScoringError
 from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, Status
@@ -134,7 +135,13 @@ class OpenRLHFRewardFunc:
         eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
         timeout: float | None = None,
         return_tensors: bool | None = None,
+        config: Any = None,
     ) -> None:
+        if config is not None and scorer is not None:
+            raise ConfigError(
+                "give a scorer or a reward config, not both (a config's components name scorers)"
+            )
+        self.config = None if config is None else _adapter_config(config)
         if isinstance(scorer, str):
             from ..scorers import get_scorer
 
@@ -146,7 +153,10 @@ class OpenRLHFRewardFunc:
         self.timeout = timeout
         self.return_tensors = return_tensors
         self._runner = runner
+        self._manager: Any = None
         self._lock = threading.Lock()
+        if self.config is not None:
+            self._get_manager()  # build (and so check) the config now, refusing what cannot be applied
 
     def __call__(
         self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any
@@ -158,18 +168,19 @@ class OpenRLHFRewardFunc:
             )
         sources = _per_row(kwargs.get("data_source", self.data_source), n)
         scores: list[Score | None] = [None] * n
-        todo: list[tuple[int, Scorer, Sample]] = []
+        todo: list[tuple[int, Sample]] = []
+        manager = self._get_manager()
         for i in range(n):
             try:
                 sample = self._sample(queries[i], prompts[i], labels[i], sources[i])
-                scorer = self.scorer if self.scorer is not None else _route(sample.task)
+                manager.scorer_for(sample)  # an unrouted data source raises: a configuration error
             except (TypeError, ValueError) as exc:  # bad row: this sample fails, the batch goes on
                 scores[i] = Score.failure(Status.INVALID_INPUT, str(exc))
                 continue
-            todo.append((i, scorer, sample))
+            todo.append((i, sample))
         if todo:
-            batch = self._get_runner().run_sync([s for _, s, _ in todo], [x for _, _, x in todo])
-            for (i, _, _), score in zip(todo, batch, strict=True):
+            batch = manager.score([x for _, x in todo])
+            for (i, _), score in zip(todo, batch, strict=True):
                 scores[i] = score
         return self._result([s for s in scores if s is not None])
 
@@ -206,7 +217,7 @@ class OpenRLHFRewardFunc:
                 len(failed),
                 len(scores),
                 first.status.value,
-                first.info.get("error"),
+                short_error(first.info.get("error")),
                 self.on_error,
             )
         fill = float(self.on_error)  # type: ignore[arg-type]
@@ -234,19 +245,34 @@ class OpenRLHFRewardFunc:
             return values
         return torch.tensor(values, dtype=torch.float32)
 
-    def _get_runner(self) -> Any:
-        with self._lock:  # OpenRLHF calls from many threads at once: build one runner
-            if self._runner is None:
+    def _get_manager(self) -> Any:
+        """The :class:`~rewardloop.RewardManager` that scores: the one builder's for a config (refusing what
+        OpenRLHF cannot feed it: it passes no token lengths), else the scorer or routing on a private runner."""
+        with self._lock:  # OpenRLHF calls from many threads at once: build one manager
+            if self._manager is None:
                 from ..execution import Runner
+                from ..managers import RewardManager
 
-                self._runner = Runner(on_error=None, timeout_s=self.timeout)
-            return self._runner
+                if self.config is not None:
+                    manager = RewardManager.from_config(self.config, runner=self._runner)
+                    gaps = manager.unapplied(lengths=False)
+                    if gaps:
+                        manager.close()
+                        raise ConfigError(
+                            "OpenRLHF's reward_func gets no token lengths, so this config cannot be applied: "
+                            + "; ".join(gaps)
+                        )
+                else:
+                    runner = self._runner or Runner(on_error=None, timeout_s=self.timeout)
+                    manager = RewardManager(self.scorer, runner=runner, owns_runner=self._runner is None)
+                self._manager = manager
+            return self._manager
 
     def close(self) -> None:
         with self._lock:
-            runner, self._runner = self._runner, None
-        if runner is not None:
-            runner.close()
+            manager, self._manager = self._manager, None
+        if manager is not None:
+            manager.close()
 
 
 def _accuracy(score: Score, reward: float) -> float:
@@ -275,10 +301,14 @@ def _maybe_json(value: Any) -> Any:
     return value
 
 
-def _route(task: Any) -> Scorer:
-    from ..scorers import resolve_scorer
+def _adapter_config(config: Any) -> Any:
+    """The reward config with the runner's failure policy off: this adapter applies ``on_error`` itself."""
+    import dataclasses
 
-    return resolve_scorer(task)
+    from ..config import load_reward_config
+
+    cfg = load_reward_config(config)
+    return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
 
 
 def _check_on_error(on_error: Any) -> float | Literal["raise"]:
@@ -299,11 +329,14 @@ def make_reward_func(
     eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
     timeout: float | None = None,
     return_tensors: bool | None = None,
+    config: Any = None,
 ) -> OpenRLHFRewardFunc:
     """A configured ``reward_func`` for OpenRLHF. ``scorer``: None (route by data_source), a registered
     name, a :class:`~rewardloop.Scorer` or ``fn(sample)``; ``data_source``: the default task;
     ``on_error``: reward of a failed sample, or ``"raise"``; ``return_tensors``: None = tensors when torch
-    is installed."""
+    is installed; ``config``: a reward config (YAML path, mapping or ``RewardConfig``) built by the same
+    builder as ``rewardloop score --config`` and ``serve``, instead of ``scorer`` (overlong shaping and the
+    ``overlong_zone`` monitor are refused: OpenRLHF passes no token lengths)."""
     return OpenRLHFRewardFunc(
         scorer,
         data_source=data_source,
@@ -312,6 +345,7 @@ def make_reward_func(
         eos_tokens=eos_tokens,
         timeout=timeout,
         return_tensors=return_tensors,
+        config=config,
     )
 
 

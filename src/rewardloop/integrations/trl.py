@@ -18,8 +18,9 @@ What each completion becomes (a :class:`~rewardloop.Sample`):
   joined); a plain string is used as is.
 * ``ground_truth``: the first of ``ground_truth_keys`` present in the columns; by default
   ``ground_truth``, ``solution`` (TRL's math datasets), ``answer``, then ``reward_model`` (a verl-layout
-  dict, or its JSON text, whose ``ground_truth`` is used). A row whose ground truth column is missing
-  fails with ``invalid_input``.
+  dict, or its JSON text, whose ``ground_truth`` is used). A batch without any of these columns raises
+  :class:`~rewardloop.errors.ConfigError` (all-None rewards would train on no signal); a row whose
+  ``reward_model`` has no ``ground_truth`` fails with ``invalid_input``.
 * ``task``: the ``task_key`` column (default ``data_source``), or the fixed ``task=`` argument. It only
   matters when no scorer is given: then each row is scored by the scorer routed for its task, exactly as
   :func:`rewardloop.default_compute_score` routes it. An unrouted task raises
@@ -35,7 +36,13 @@ scoring time per sample) and ``<name>/latency_p99_s`` (the tail a training step 
 table.
 
 Limits: the reward function sees only its own process's shard of the batch (TRL splits groups across
-devices), so group-level scorers are out of scope here. ``completion_ids`` is ignored: scorers read text.
+devices), so group-level scorers are out of scope here. Scorers read text; ``completion_ids`` give the token
+lengths that a config's overlong shaping and ``overlong_zone`` monitor need.
+
+``config=`` builds the reward from a reward config with the same builder as ``rewardloop score --config``,
+``rewardloop serve`` and verl's managers (:meth:`rewardloop.RewardManager.from_config`): components, routes,
+monitors and shaping included. Every numeric metric of the scores (component rewards, ``monitor/*`` flags,
+``acc``) goes to ``log_extra`` as a ``<name>/<metric>`` column.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from .._summary import short_error
 from ..errors import ConfigError, ScoringError, UnknownTaskError
 from ..execution import RunnerConfig
 from ..scorers import Scorer, as_scorer
@@ -129,7 +137,14 @@ class RewardFunc:
         metadata_key: str = "extra_info",
         unknown_task: Literal["raise", "none"] = "raise",
         timeout: float | None = None,
+        config: Any = None,
     ) -> None:
+        if config is not None and scorer is not None:
+            raise ConfigError(
+                "give a scorer or a reward config, not both (a config's components name scorers)"
+            )
+        # the reward of a config is built by the one builder the CLI, the service and verl use
+        self.config = None if config is None else _adapter_config(config)
         self.scorer = _resolve(scorer)
         self.on_error = _check_on_error(on_error)
         if unknown_task not in ("raise", "none"):
@@ -147,8 +162,9 @@ class RewardFunc:
         self._runner = runner
         self._owns_runner = runner is None  # a runner passed in is its owner's to close
         # a pickled copy gets a fresh local runner with the same config (runners hold threads and pools)
-        config = getattr(runner, "config", None)
-        self._runner_config = config if isinstance(config, RunnerConfig) else None
+        runner_config = getattr(runner, "config", None)
+        self._runner_config = runner_config if isinstance(runner_config, RunnerConfig) else None
+        self._manager: Any = None
 
     # -- TRL's calling convention ------------------------------------------------------------------
 
@@ -156,7 +172,7 @@ class RewardFunc:
         self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
     ) -> list[float | None]:
         plan = self._plan(prompts, completions, kwargs)
-        batch = self._get_runner().run_sync(plan.scorers, plan.samples) if plan.samples else None
+        batch = self._get_manager().score(plan.samples, plan.lengths()) if plan.samples else None
         return self._finish(plan, batch, kwargs)
 
     # -- pieces shared with the async form ---------------------------------------------------------
@@ -173,7 +189,16 @@ class RewardFunc:
         for key, values in columns.items():
             if isinstance(values, Sequence) and not isinstance(values, str) and len(values) != n:
                 raise ValueError(f"column {key!r} has {len(values)} values for {n} completions")
+        if n and not any(key in columns for key in self.ground_truth_keys):
+            # a configuration error, not n bad rows: training on all-None rewards is training on nothing
+            raise ConfigError(
+                f"{self.__name__}: no ground truth column: looked for {list(self.ground_truth_keys)}, the "
+                f"dataset has {sorted(columns)}; set ground_truth_keys=... (or add the column)"
+            )
         plan = _Plan(n)
+        ids = kwargs.get("completion_ids")
+        if isinstance(ids, Sequence) and len(ids) == n:  # token lengths: overlong shaping and monitors
+            plan.token_lengths = [len(x) if isinstance(x, Sequence) else None for x in ids]
         for i in range(n):
             prompt = prompts[i] if prompts is not None and i < len(prompts) else None
             row = {k: _at(v, i) for k, v in columns.items()}
@@ -187,7 +212,7 @@ class RewardFunc:
             plan.fixed[i] = Score.failure(Status.INVALID_INPUT, str(exc))
             return
         try:
-            scorer = self.scorer if self.scorer is not None else _route(sample.task)
+            self._get_manager().scorer_for(sample)
         except UnknownTaskError:
             if self.unknown_task == "raise":
                 raise
@@ -195,7 +220,7 @@ class RewardFunc:
             return
         plan.slots[i] = len(plan.samples)
         plan.samples.append(sample)
-        plan.scorers.append(scorer)
+        plan.rows.append(i)
 
     def _sample(self, prompt: Any, completion: Any, row: Mapping[str, Any]) -> Sample:
         response = completion_text(completion)
@@ -259,7 +284,7 @@ class RewardFunc:
                 len(failed),
                 len(scored),
                 ", ".join(sorted({s.status.value for s in failed})),
-                failed[0].info.get("error"),
+                short_error(failed[0].info.get("error")),
             )
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and scored:
@@ -278,8 +303,25 @@ class RewardFunc:
             log_extra(
                 f"{self.__name__}_status", [("skipped" if s is None else s.status.value) for s in scores]
             )
+            # the per-sample metrics (components, monitor flags, acc): the completions table shows them
+            keys = sorted({k for s in scored for k, v in s.metrics.items() if _numeric(v)})
+            for key in keys:
+                log_extra(f"{self.__name__}/{key}", [_metric(s, key) for s in scores])
 
     # -- runner and pickling -----------------------------------------------------------------------
+
+    def _get_manager(self) -> Any:
+        """The :class:`~rewardloop.RewardManager` that scores: the builder's for a config, else the scorer (or
+        routing) on this function's runner."""
+        if self._manager is None:
+            from ..managers import RewardManager
+
+            if self.config is not None:
+                self._manager = RewardManager.from_config(self.config, runner=self._runner)
+                self._runner = self._manager.runner
+            else:
+                self._manager = RewardManager(self.scorer, runner=self._get_runner(), owns_runner=False)
+        return self._manager
 
     def _get_runner(self) -> Any:
         if self._runner is None:
@@ -294,13 +336,14 @@ class RewardFunc:
 
     def close(self) -> None:
         """Close the runner this function made (a runner passed in is left to its owner)."""
-        runner, self._runner = self._runner, None
+        runner, self._runner, self._manager = self._runner, None, None
         if runner is not None and self._owns_runner:
             runner.close()
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_runner"] = None
+        state["_manager"] = None
         state["_owns_runner"] = True
         return state
 
@@ -316,7 +359,7 @@ class AsyncRewardFunc(RewardFunc):
         self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
     ) -> list[float | None]:
         plan = self._plan(prompts, completions, kwargs)
-        batch = await self._get_runner().run(plan.scorers, plan.samples) if plan.samples else None
+        batch = await self._get_manager().ascore(plan.samples, plan.lengths()) if plan.samples else None
         return self._finish(plan, batch, kwargs)
 
 
@@ -326,10 +369,16 @@ class _Plan:
     def __init__(self, n: int) -> None:
         self.n = n
         self.samples: list[Sample] = []
-        self.scorers: list[Scorer] = []
+        self.rows: list[int] = []  # the completion each sample is
         self.slots: dict[int, int] = {}
         self.fixed: dict[int, Score] = {}
         self.skipped: set[int] = set()
+        self.token_lengths: list[int | None] | None = None
+
+    def lengths(self) -> list[int | None] | None:
+        if self.token_lengths is None:
+            return None
+        return [self.token_lengths[i] for i in self.rows]
 
     def scores(self, batch: ScoreBatch | None) -> list[Score | None]:
         out: list[Score | None] = []
@@ -357,10 +406,23 @@ def _resolve(scorer: Scorer | str | Callable[[Sample], Any] | None) -> Scorer | 
     return as_scorer(scorer)
 
 
-def _route(task: Any) -> Scorer:
-    from ..scorers import resolve_scorer
+def _adapter_config(config: Any) -> Any:
+    """The reward config with the runner's failure policy off: this adapter applies ``on_error`` itself."""
+    import dataclasses
 
-    return resolve_scorer(task)
+    from ..config import load_reward_config
+
+    cfg = load_reward_config(config)
+    return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, bool | int | float)
+
+
+def _metric(score: Score | None, key: str) -> float | None:
+    value = None if score is None else score.metrics.get(key)
+    return float(value) if _numeric(value) else None
 
 
 def _default_name(scorer: Scorer | None) -> str:
@@ -389,6 +451,7 @@ def reward_func(
     metadata_key: str = "extra_info",
     unknown_task: Literal["raise", "none"] = "raise",
     timeout: float | None = None,
+    config: Any = None,
 ) -> RewardFunc:
     """A synchronous TRL reward function. See the module docstring for how rows become samples.
 
@@ -397,7 +460,10 @@ def reward_func(
     :class:`~rewardloop.Runner` / ``RayRunner`` to share (default: a private one, made on first call).
     ``on_error``: reward of a failed completion (``None`` = excluded, the default; a number; ``"raise"``).
     ``name``: what TRL logs under (default ``rewardloop`` or ``rewardloop_<scorer>``). ``timeout``:
-    per-sample deadline of the private runner.
+    per-sample deadline of the private runner. ``config``: a reward config (YAML path, mapping or
+    :class:`~rewardloop.config.RewardConfig`) built by the same builder as ``rewardloop score --config``,
+    ``serve`` and verl's managers (components, routes, monitors, overlong shaping from ``completion_ids``),
+    instead of ``scorer``.
     """
     return RewardFunc(
         scorer,
@@ -410,6 +476,7 @@ def reward_func(
         metadata_key=metadata_key,
         unknown_task=unknown_task,
         timeout=timeout,
+        config=config,
     )
 
 
@@ -425,6 +492,7 @@ def async_reward_func(
     metadata_key: str = "extra_info",
     unknown_task: Literal["raise", "none"] = "raise",
     timeout: float | None = None,
+    config: Any = None,
 ) -> AsyncRewardFunc:
     """The async form of :func:`reward_func` (same arguments); TRL runs async reward functions concurrently."""
     return AsyncRewardFunc(
@@ -438,4 +506,5 @@ def async_reward_func(
         metadata_key=metadata_key,
         unknown_task=unknown_task,
         timeout=timeout,
+        config=config,
     )

@@ -17,9 +17,9 @@ from typing import Any
 
 from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
-from ..errors import UnknownTaskError
+from ..errors import ConfigError, UnknownTaskError
 from ..execution import Closable, Runner
-from ..scorers import Scorer, as_scorer, get_scorer, resolve_scorer
+from ..scorers import Route, RouteTable, Scorer, as_scorer, get_scorer, resolve_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._shaping import OverlongPenalty, Shaper
 
@@ -31,18 +31,25 @@ ScorerSpec = Scorer | str | Callable[[Sample], Any] | None
 
 
 class Router:
-    """Picks the scorer of each sample by its ``task`` through the routing table (memoised per task).
+    """Picks the scorer of each sample by its ``task`` (memoised per task): ``routes`` first (a config's
+    ``reward.routes``, a command's ``--route``), then the global routing table.
 
     ``scorer_options`` are applied to the routed code scorers (``sandbox``, ``memory_mb``), which is how
     verl's ``sandbox_fusion`` settings reach them. Picklable.
     """
 
-    def __init__(self, code_options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, code_options: Mapping[str, Any] | None = None, routes: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         self.code_options = dict(code_options or {})
+        self.routes = tuple(dict(r) for r in routes)
         self._memo: dict[Any, Scorer | UnknownTaskError] = {}
+        self._table: RouteTable | None = None
+        for route in self.routes:  # an unknown scorer or a bad option fails now, not once per sample
+            get_scorer(route["scorer"], **route.get("options", {}))
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"code_options": self.code_options, "_memo": {}}
+        return {"code_options": self.code_options, "routes": self.routes, "_memo": {}, "_table": None}
 
     def resolve(self, task: Any) -> Scorer:
         """The scorer for ``task``; raises :class:`UnknownTaskError` when no route matches."""
@@ -50,13 +57,30 @@ class Router:
         found = self._memo.get(key)
         if found is None:
             try:
-                found = self._options(resolve_scorer(task))
+                found = self._options(self._resolve(task))
             except UnknownTaskError as exc:
                 found = exc
             self._memo[key] = found
         if isinstance(found, UnknownTaskError):
             raise found
         return found
+
+    def _resolve(self, task: Any) -> Scorer:
+        if self.routes:
+            if self._table is None:
+                self._table = RouteTable(
+                    [
+                        Route(r["task"], r["scorer"], r.get("options", {}), bool(r.get("prefix")))
+                        for r in self.routes
+                    ]
+                )
+            try:
+                route = self._table.resolve(task)
+            except UnknownTaskError:
+                pass
+            else:
+                return get_scorer(route.scorer, **route.options)
+        return resolve_scorer(task)
 
     def _options(self, scorer: Scorer) -> Scorer:
         with_options = getattr(scorer, "with_options", None)
@@ -96,6 +120,7 @@ class RewardManager(Closable):
             from ._composite import check_group_runner
 
             check_group_runner(self.scorer, self.runner)
+        self.config: RewardConfig | None = None  # set by from_config
         self.last_batch: ScoreBatch | None = None
         self._last_samples: Sequence[Sample] | None = None
         # reward-hacking monitors (a rewardloop.monitors.MonitorSuite): flags in metrics, counts kept here
@@ -120,16 +145,21 @@ class RewardManager(Closable):
         shaping: bool = True,
         rate_limits: bool = False,
         extra_call_kwargs: Mapping[str, Any] | None = None,
+        isolate_custom_function: bool = True,
     ) -> RewardManager:
-        """Build from a reward config (see :func:`~rewardloop.config.load_reward_config`).
+        """THE builder: the reward of a reward config (see :func:`~rewardloop.config.load_reward_config`).
 
-        The scorer is ``scorer`` if given, else the ``components`` composite (:class:`Composite`), else the
-        configured custom function, else the routing table (with
-        ``sandbox_fusion`` applied to code scorers). The runner follows ``backend`` (``local`` or ``ray`` with
-        ``num_workers`` actors) and ``runner``; ``rate_limits`` adds the ``rate_limited`` keys
-        (``max_concurrent``, ``max_rpm``, ``max_tpm``, ``timeout``). ``shaping`` adds the overlong penalty
-        when ``reward_kwargs.overlong_buffer_cfg.enable`` is set. ``extra_call_kwargs`` are passed to a custom
-        function on every call (verl's ``reward_router_address`` / ``reward_model_tokenizer``).
+        The CLI (``score --config``), the service, verl's managers and the TRL and OpenRLHF adapters all call
+        it, so one config gives one reward everywhere (DESIGN §3.11). The scorer is ``scorer`` if given, else the
+        ``components`` composite (:class:`Composite`), else the configured custom function (in worker
+        processes unless ``isolate_custom_function=False``), else routing: ``reward.routes`` first, then the
+        global routing table (with ``sandbox_fusion`` applied to code scorers). The runner follows ``backend``
+        (``local`` or ``ray`` with ``num_workers`` actors) and ``runner``; ``rate_limits`` adds the
+        ``rate_limited`` keys (``max_concurrent``, ``max_rpm``, ``max_tpm``, ``timeout``). ``shaping`` adds
+        the overlong penalty when ``reward_kwargs.overlong_buffer_cfg.enable`` is set; ``reward.monitors``
+        adds the monitor suite. ``extra_call_kwargs`` are passed to a custom function on every call (verl's
+        ``reward_router_address`` / ``reward_model_tokenizer``). What a caller cannot apply (token lengths
+        it does not have) is listed by :meth:`unapplied`.
         """
         cfg = load_reward_config(config)
         if scorer is None and cfg.components:
@@ -137,7 +167,9 @@ class RewardManager(Closable):
 
             scorer = composite_from_config(cfg.components)
         if scorer is None:
-            scorer = custom_function_scorer(cfg, extra_call_kwargs, rate_limits=rate_limits)
+            scorer = custom_function_scorer(
+                cfg, extra_call_kwargs, rate_limits=rate_limits, process=isolate_custom_function
+            )
         shapers: list[Shaper] = []
         if shaping:
             penalty = OverlongPenalty.from_config(*cfg.overlong)
@@ -146,14 +178,34 @@ class RewardManager(Closable):
         owns = runner is None
         if owns:
             runner = runner_from_config(cfg, rate_limits=rate_limits)
-        return cls(
+        manager = cls(
             scorer,
             runner=runner,
             shapers=shapers,
-            router=Router(code_options(cfg)),
+            router=Router(code_options(cfg), cfg.routes),
             owns_runner=owns,
             monitors=monitors_from_config(cfg),
         )
+        manager.config = cfg
+        return manager
+
+    def unapplied(self, *, lengths: bool) -> list[str]:
+        """What this manager's config asks for that a caller without token lengths (``lengths=False``)
+        cannot apply, one sentence each; an entry point refuses these or prints them (never drops them)."""
+        out: list[str] = []
+        if lengths:
+            return out
+        if any(isinstance(s, OverlongPenalty) for s in self.shapers):
+            out.append(
+                "reward_kwargs.overlong_buffer_cfg: the overlong penalty needs token lengths; without them no "
+                "penalty is applied (info.overlong says so on each row)"
+            )
+        names = getattr(self.monitors, "names", None)
+        if names is not None and "overlong_zone" in names:
+            out.append(
+                "reward.monitors: the overlong_zone monitor needs token lengths; it flags nothing without them"
+            )
+        return out
 
     # -- scoring -------------------------------------------------------------------------------------
 
@@ -182,9 +234,15 @@ class RewardManager(Closable):
         self.last_batch = result
         return result
 
-    def score(self, samples: Iterable[Sample], lengths: Sequence[int | None] | None = None) -> ScoreBatch:
+    def score(
+        self,
+        samples: Iterable[Sample],
+        lengths: Sequence[int | None] | None = None,
+        *,
+        on_done: Callable[[int], None] | None = None,
+    ) -> ScoreBatch:
         """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
-        return self.runner.call_sync(self.ascore(list(samples), lengths))
+        return self.runner.call_sync(self.ascore(list(samples), lengths, on_done=on_done))
 
     async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
         """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""
@@ -351,11 +409,14 @@ def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[
     return settings
 
 
-def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False) -> Any:
-    """A local :class:`Runner`, or a :class:`RayRunner` with ``num_workers`` actors for ``backend: ray``."""
+def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False, address: str | None = None) -> Any:
+    """A local :class:`Runner`, or a :class:`RayRunner` with ``num_workers`` actors for ``backend: ray``
+    (joining the Ray cluster at ``address`` when given)."""
     settings = runner_config_from(cfg, rate_limits=rate_limits)
     if cfg.backend == "ray":
         from ..execution import RayRunner
 
-        return RayRunner(settings, num_actors=cfg.num_workers)
+        return RayRunner(settings, num_actors=cfg.num_workers, address=address)
+    if address is not None:
+        raise ConfigError("a Ray address needs backend: ray (--ray)")
     return Runner(settings)

@@ -6,8 +6,10 @@ Vectorised torch code (no per-row Python loop). Rule (``docs/managers.md``):
   goes to the last position whose mask is 1, so tool-observation tokens never receive the model's reward.
 * Without it, the valid response length comes from the response part of the ``attention_mask`` (verl's rule)
   and the reward goes to position ``length - 1``.
-* A row with no generated token (empty response) receives nothing: its row stays all zeros and is counted in
-  the returned ``empty`` mask. verl writes such a reward into the last *padding* column instead.
+* A row with no generated token (empty response) gets its reward in its last column, as verl's managers
+  write it (``reward_tensor[i, valid_response_length - 1]`` with a length of 0), and is counted in the returned
+  ``empty`` mask. verl's GRPO takes each row's sum as the sample's score, so every row sums to its sample's
+  reward, empty ones included (math_dapo's -1 for an empty answer is not turned into a 0).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def place_at_last_token(
 
     Shapes: ``scores (b,)`` (a tensor or a sequence of floats) and either ``response_mask (b, R)`` or
     ``lengths (b,)`` with ``width = R``  ->  ``(rewards (b, R) float32, empty (b,) bool)``. ``empty`` marks rows
-    without any generated token; they get no reward (see the module docstring).
+    without any generated token; their reward goes to the last column (verl's rule; see the module docstring).
     """
     torch = _torch()
     if response_mask is None and lengths is None:
@@ -90,8 +92,8 @@ def place_at_last_token(
     out = torch.zeros(index.shape[0], width, dtype=dtype or torch.float32, device=device)
     if width == 0:
         return out, ~has_token
-    values = torch.where(has_token, scores_t.to(out.dtype), torch.zeros_like(scores_t, dtype=out.dtype))
-    out.scatter_(1, index.unsqueeze(1), values.unsqueeze(1))
+    index = torch.where(has_token, index, torch.full_like(index, width - 1))
+    out.scatter_(1, index.unsqueeze(1), scores_t.to(out.dtype).unsqueeze(1))
     return out, ~has_token
 
 

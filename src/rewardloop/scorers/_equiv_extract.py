@@ -37,10 +37,14 @@ __all__ = [
     "MAX_BOXED_VALUES",
     "MAX_RESPONSE_CHARS",
     "Extraction",
+    "PromptFacts",
     "Selection",
     "answer_region",
+    "concluding_value",
     "extract_answers",
     "is_placeholder",
+    "prompt_facts",
+    "prompt_options",
     "prompt_templates",
     "select_final",
 ]
@@ -67,6 +71,11 @@ _PHRASES = re.compile(
     r"(?:\s+is)?\**\s*(?::|is)(?!\s*not\b)\s*)"
     r"|^\s*####\s*"
     r"|^\s*A\s*:\s*"
+    # other languages: 【答案】, 答案：, 答案是/为, 故选, 答え：/は, Ответ:, Réponse :, Antwort:, Respuesta:
+    r"|(?:\u3010\s*\u7b54\s*\u6848\s*\u3011|\u7b54\u6848\s*(?:\u662f|\u4e3a|\u70ba|\uff1a|:)"
+    r"|\u6545\u9009|\u6240\u4ee5\u9009|\u7b54\u3048\s*(?:\u306f|\uff1a|:)"
+    r"|(?i:\u043e\u0442\u0432\u0435\u0442|r\u00e9ponse|reponse|antwort|respuesta|resposta|risposta)\s*(?:\:|\uff1a))"
+    r"[\s\uff1a:]*"
     # "Answer $9$", "Answer \\[ 9 \\]", "**Final Answer**\n\\[\n9\n\\]"; or a heading line ("### Final Answer")
     # with the answer on the next line
     r"|^[ \t]*(?:\#{1,6}[ \t]*)?\**[ \t]*(?i:(?:final\s+)?answer)[ \t]*\**"
@@ -85,6 +94,8 @@ class Extraction(NamedTuple):
     spans: tuple[tuple[int, int], ...] = ()
     text: str = ""  # the searched text (the answer region's last MAX_RESPONSE_CHARS characters)
     thinking: bool = False  # whether a thinking block was set aside (see :func:`answer_region`)
+    negated: tuple[bool, ...] = ()  # per answer: the response denies it ("\\boxed{5} is wrong", "5 (wrong)")
+    reopened: bool = False  # a thinking block opened after the answer: the answer was taken back
 
 
 def extract_answers(response: str) -> Extraction:
@@ -96,9 +107,26 @@ def extract_answers(response: str) -> Extraction:
         return Extraction((), "none")
     head, thinking = response[:_HEAD], False
     # _has_thinking inlined: this runs on every response
-    if "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head:
+    if (
+        "</think>" in response
+        or "<think>" in head
+        or "[THINK]" in head
+        or "_of_thought|>" in head
+        or "think\u25b7" in response
+        or "<|channel|>" in response
+    ):
         response, thinking = answer_region(response)
+        if thinking and response == _REOPENED:
+            return Extraction((), "none", (), "", True, reopened=True)
+    if (
+        "<eoe>" in response
+    ):  # "【解析】... <eoe> 【答案】C <eoa>": the explanation ends, the answer section follows
+        section = response[response.rfind("<eoe>") + 5 :]
+        if section.strip():
+            response, thinking = section, True
     text = response[-MAX_RESPONSE_CHARS:]
+    if _MAY_HIDE.search(text):
+        text = _hide_invisible(text)
     boxes = _all_boxes(text)
     if boxes:
         last_end = boxes[-1][1][1]
@@ -107,18 +135,155 @@ def extract_answers(response: str) -> Extraction:
         tags = _tags(text, 0) if "<answer>" in text[last_end:] else []
         if tags:
             return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
-        after = _last_phrase(text, last_end)
-        if after is not None and _joins_boxes(after[0]):  # "\\boxed{255} ... Final Answer: ... is $10,455$"
-            boxes.append(after)
-        answers, spans = zip(*boxes, strict=True)
-        return Extraction(answers, "boxed", spans, text, thinking)
+        found = [(a, span, _box_denied(text, span)) for a, span in boxes]
+        # answer phrases that state a value beside the boxes ("The final answer is 7. \\boxed{5}",
+        # "\\boxed{255} ... Final Answer: ... is $10,455$") are answers too; a phrase whose answer is a box is
+        # that box
+        for answer, span, denied in _all_phrases(text):
+            if _states_value(answer) and not _BOX_START.search(answer) and not _inside_box(span, boxes):
+                found.append((answer, span, denied))
+        found.sort(key=lambda f: f[1][0])
+        answers, spans, negated = zip(*found, strict=True)
+        return Extraction(answers, "boxed", spans, text, thinking, _retracted(text, spans, negated))
     tags = _tags(text, 0)
     if tags:
         return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
-    phrase = _last_phrase_answer(text)
-    if phrase:
-        return Extraction((phrase,), "phrase", (), text, thinking)
+    phrases = _all_phrases(text)
+    if phrases:
+        # the last phrase, and every earlier one that states a value ("Answer: 7 ... Answer: 5")
+        kept = [f for f in phrases[:-1] if _states_value(f[0])] + [phrases[-1]]
+        answers, spans, negated = zip(*kept, strict=True)
+        return Extraction(answers, "phrase", spans, text, thinking, _retracted(text, spans, negated))
     return Extraction((), "none", (), text, thinking)
+
+
+def _states_value(answer: str) -> bool:
+    """Whether a phrase's answer is a value of its own (see :func:`_joins_boxes`), or an option letter."""
+    return _joins_boxes(answer) or bool(_LONE_LETTER.match(answer.strip("*_ .")))
+
+
+def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]]) -> bool:
+    return any(b0 <= span[0] < b1 for _, (b0, b1) in boxes)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# what a reader never sees, and answers the response itself denies
+
+_MAY_HIDE = re.compile(
+    r"<!--|\\iffalse|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
+    r"|cancel|\\sout|\\st\b|~~|<(?:del|s|strike)>"
+)
+_HIDDEN = re.compile(
+    r"<!--.*?(?:-->|\Z)"  # an HTML comment (unclosed: to the end)
+    r"|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|\Z)"  # TeX's conditional that is never true
+    r"|\\begin\{comment\}.*?(?:\\end\{comment\}|\Z)"
+    r"|<(\w+)[^<>]*display\s*:\s*none[^<>]*>.*?(?:</\1\s*>|\Z)"  # an HTML element that is not displayed
+    r"|<(del|s|strike)>.*?(?:</\2\s*>|\Z)"  # struck out: taken back
+    r"|~~(?=\S)(?:(?!~~).){1,2000}?~~"
+    r"|(?<![\\\d])(?<!\d\s)%[^\n]*",  # a TeX comment to the end of the line (never "50%", "50 %" or "\\%")
+    re.DOTALL | re.IGNORECASE,
+)
+# invisible ink: "\\phantom{\\boxed{5}}" (space of the size of the box, nothing shown), white on white
+_INVISIBLE_GROUP = re.compile(
+    r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\}|[bx]?cancel|sout|st|xout)\s*(?=\{)"
+)
+_COLOR_SWITCH = re.compile(r"\\color\s*\{\s*(?:white|transparent)\s*\}")
+
+
+def _hide_invisible(text: str) -> str:
+    """``text`` with what a reader never sees blanked (same length, so positions hold): HTML comments,
+    ``\\iffalse ... \\fi``, comment environments, TeX ``%`` comments that hold a box, ``display:none``
+    elements, struck-out text that holds a box (``\\cancel``, ``\\sout``, ``~~``, ``<del>``), and
+    ``\\phantom`` / white ``\\textcolor`` groups or ``\\color{white}`` runs that hold a box. Linear: one brace
+    map, one rebuild."""
+    spans: list[tuple[int, int]] = []
+    for m in _HIDDEN.finditer(text):
+        if m.group().startswith(("%", "~~")) and not _BOX_START.search(m.group()):
+            continue  # a "%" or a strike-through that holds no box: leave the text alone
+        spans.append((m.start(), m.end()))
+    groups = list(_INVISIBLE_GROUP.finditer(text))
+    if groups:
+        closers = _closers(text)
+        for m in groups:
+            close = closers.get(m.end())
+            if close is not None and _BOX_START.search(text, m.end(), close):
+                spans.append((m.start(), close + 1))
+    for m in _COLOR_SWITCH.finditer(text):
+        end = _group_end(text, m.end())
+        if _BOX_START.search(text, m.end(), end):
+            spans.append((m.start(), end))
+    if not spans:
+        return text
+    spans.sort()
+    out, pos = [], 0
+    for a, b in spans:
+        if b <= pos:
+            continue
+        a = max(a, pos)
+        out.append(text[pos:a])
+        out.append(" " * (b - a))
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_GROUP_SCAN = 2000  # how far a colour switch's group is looked for
+
+
+def _group_end(text: str, start: int) -> int:
+    """Where the group a switch such as ``\\color{white}`` acts in ends: the next closing brace, the end of
+    the math or the end of the line, within :data:`_GROUP_SCAN` characters."""
+    m = _GROUP_STOP.search(text, start, start + _GROUP_SCAN)
+    return m.start() if m else min(len(text), start + _GROUP_SCAN)
+
+
+_GROUP_STOP = re.compile(r"(?<!\\)[}$\n]")
+
+
+_DENIAL = (
+    r"wrong|incorrect|false|invalid|mistaken|a\s+mistake|an\s+error|erroneous|rejected|faux|fausse|falsch|"
+    r"incorrecto|incorrecta|errado|sbagliato|\u043d\u0435\u0432\u0435\u0440\u043d\u043e|\u043e\u0448\u0438\u0431\u043a\u0430|"
+    r"\u9519\u8bef|\u9519|\u4e0d\u5bf9|\u8aa4\u308a|\u9593\u9055\u3044|not\s+(?:correct|right|"
+    r"true|valid|the\s+(?:final\s+)?answer|it|really|sure|quite)"
+)
+# right after an answer: "\\boxed{5} (wrong)", "\\boxed{5} is wrong", "$\\boxed{5}$ is not the answer", "\\boxed{5} ✗"
+_DENIED_AFTER = re.compile(
+    r"(?:[\s$.,{~^_]|\\\]|\\\)|\\(?:footnote|text|textsuperscript|textsubscript|mbox|quad|qquad)\b){0,12}"
+    rf"(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)|(?:{_DENIAL}|nope)\b"
+    r"|\\(?:xmark|crossmark|ding\{55\}|times\s*$)"
+    rf"|(?:is|was|seems|looks|would\s+be)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
+    r"|[\u2717\u2718\u274c\u2716]"
+    r"|\?)",  # "\\boxed{8}?", "Is the answer \\boxed{8}?": asked, not answered
+    re.IGNORECASE,
+)
+# right before it: "The answer is not \\boxed{5}", "isn't $\\boxed{5}$"
+_DENIED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s*(?:\$+|\\\(|\\\[)?\s*$", re.IGNORECASE)
+
+
+# the response takes its last answer back in what follows it: "\\boxed{5}. Wait, that's wrong.", "Scratch that."
+_RETRACTION = re.compile(
+    r"^(?:[^.!?\n]{0,80}[.!?\n])??\s*(?:wait|hmm+|actually|oops|scratch\s+that|just\s+kidding|jk|never\s*mind|"
+    r"on\s+second\s+thought|no,?\s+wait)\b"
+    r"|^[^\w]*(?:no|nope|not|wrong|incorrect|false|untrue)\b[^\w]*(?:$|[.!]\s|\n)"  # "\n\nNo.", "**Wrong.**", "— false"
+    r"|\bI\s+(?:retract|take\s+(?:it|that)\s+back)\b"
+    r"|\b(?:that|this|my\s+answer|the\s+answer|it)(?:'s|\s+is|\s+was)\s+(?:wrong|incorrect|not\s+right|a\s+mistake)\b",
+    re.IGNORECASE,
+)
+_RETRACTION_WINDOW = 400
+
+
+def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[bool, ...]) -> tuple[bool, ...]:
+    """``negated`` with the last answer marked when the text right after it takes it back."""
+    tail = text[spans[-1][1] : spans[-1][1] + _RETRACTION_WINDOW]
+    if not tail.strip() or not _RETRACTION.search(tail):
+        return negated
+    return (*negated[:-1], True)
+
+
+def _box_denied(text: str, span: tuple[int, int]) -> bool:
+    return bool(_DENIED_AFTER.match(text, span[1])) or bool(
+        _DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0])
+    )
 
 
 def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
@@ -160,11 +325,36 @@ def _tag_answer(content: str) -> str:
 # Magistral open theirs at the start of the response
 _THINK = ("<think>", "</think>")
 _LEADING_THINK = (("<|begin_of_thought|>", "<|end_of_thought|>"), ("[THINK]", "[/THINK]"))
+# Kimi's thinking markers; its template may open the block, so the closer is looked for anywhere
+_KIMI = ("\u25c1think\u25b7", "\u25c1/think\u25b7")
+# gpt-oss (harmony format): the answer is the last message of the "final" channel; "analysis" is thinking
+_HARMONY_FINAL = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>[^<]*)?<\|message\|>")
+_HARMONY_END = re.compile(r"<\|(?:return|end|call)\|>")
 _HEAD = 64  # where a response opens its thinking
 
 
 def _has_thinking(response: str, head: str) -> bool:
-    return "</think>" in response or "<think>" in head or "[THINK]" in head or "_of_thought|>" in head
+    return (
+        "</think>" in response
+        or "<think>" in head
+        or "[THINK]" in head
+        or "_of_thought|>" in head
+        or "think\u25b7" in response
+    )
+
+
+def _harmony_final(response: str) -> str | None:
+    """The last ``final``-channel message of a harmony-format response ("" when it has channels but no final
+    message: it ended while analysing), or None when it has no channels."""
+    if "<|channel|>" not in response:
+        return None
+    last = None
+    for last in _HARMONY_FINAL.finditer(response):  # noqa: B007 - the last one
+        pass
+    if last is None:
+        return ""
+    end = _HARMONY_END.search(response, last.end())
+    return response[last.end() : end.start() if end else len(response)]
 
 
 def answer_region(response: str) -> tuple[str, bool]:
@@ -177,9 +367,14 @@ def answer_region(response: str) -> tuple[str, bool]:
     whatever the number of tags; a response with none costs one substring search and three bounded ones.
     """
     head = response[:_HEAD]
+    final = _harmony_final(response)
+    if final is not None:
+        return final, True
     if not _has_thinking(response, head):
         return response, False
     pairs = [_THINK, *(p for p in _LEADING_THINK if p[0] in head)]
+    if "think\u25b7" in response:
+        pairs.append(_KIMI)
     start = 0
     for _, closer in pairs:
         i = response.rfind(closer)
@@ -192,7 +387,13 @@ def answer_region(response: str) -> tuple[str, bool]:
             end = j
     if start == 0 and end == len(response):
         return response, False
+    if end < len(response) and response[start:end].strip():
+        # "\\boxed{5} <think> Actually no: ...": thinking reopened after an answer takes that answer back
+        return _REOPENED, True
     return response[start:end], True
+
+
+_REOPENED = "\x00reopened"  # answer_region's marker for a response that reopened its thinking
 
 
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
@@ -310,19 +511,42 @@ def _last_phrase_answer(text: str) -> str | None:
     return None if found is None else found[0]
 
 
-_ANSWER_WORD = re.compile("answer|option|choice", re.IGNORECASE)
+_ANSWER_WORD = re.compile(
+    "answer|option|choice|\u7b54\u6848|\u6545\u9009|\u6240\u4ee5\u9009|\u7b54\u3048|\u043e\u0442\u0432\u0435\u0442"
+    "|ponse|antwort|respuesta|resposta|risposta",
+    re.IGNORECASE,
+)
 _A_COLON = re.compile(r"A\s*:")
 
 
 def _may_have_phrase(text: str, start: int) -> bool:
-    """Whether ``text[start:]`` holds what every answer phrase needs: "answer" (or "option", "choice"),
-    "####" or "A:". Searching for these is a fraction of the cost of the phrase pattern itself, which a
-    long tail of text after the last box (degenerate output: kilobytes of it) would otherwise pay in full."""
-    return (
-        text.find("####", start) >= 0
-        or _A_COLON.search(text, start) is not None
-        or _ANSWER_WORD.search(text, start) is not None
-    )
+    """Whether ``text[start:]`` holds what every answer phrase needs: "answer" (or "option", "choice", or a
+    marker of another language), "####" or "A:". Substring tests on the lower-cased text cost a fraction of
+    the phrase pattern itself, which a long tail of text after the last box (degenerate output: kilobytes of
+    it) would otherwise pay in full."""
+    t = text[start:] if start else text
+    if "####" in t:
+        return True
+    low = t.lower()
+    for word in _ASCII_MARKERS:
+        if word in low:
+            return True
+    if not t.isascii():
+        for word in _OTHER_MARKERS:
+            if word in low:
+                return True
+    return _A_COLON.search(t) is not None
+
+
+_ASCII_MARKERS = ("answer", "option", "choice", "ponse", "antwort", "respuesta", "resposta", "risposta")
+_OTHER_MARKERS = (
+    "\u7b54\u6848",
+    "\u6545\u9009",
+    "\u6240\u4ee5\u9009",
+    "\u7b54\u3048",
+    "\u043e\u0442\u0432\u0435\u0442",
+    "r\u00e9ponse",
+)
 
 
 def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
@@ -338,17 +562,82 @@ def _last_phrase(text: str, start: int) -> tuple[str, tuple[int, int]] | None:
             break
     if last is None:
         return None
+    found = _phrase_answer(text, last)
+    return None if found is None else (found[0], found[1])
+
+
+def _all_phrases(text: str) -> list[tuple[str, tuple[int, int], bool]]:
+    """Every answer phrase's answer, its span (the phrase up to the answer's end), and whether the
+    response denies it ("Answer: 5 (wrong)"), in order."""
+    if not _may_have_phrase(text, 0):
+        return []
+    begin = max(0, len(text) - PHRASE_WINDOW)
+    matches = list(_PHRASES.finditer(text, begin))[-MAX_PHRASES:]
+    out = []
+    for m in matches:
+        found = _phrase_answer(text, m)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+#: answer phrases read per response (the last ones): more than a few distinct values is enumeration anyway
+MAX_PHRASES = 32
+#: answer phrases are looked for in the last this many characters (a phrase further back is separated from
+#: the final answer by that much text: work, so an intermediate result under the "final" rule; the "wrong"
+#: rule does not see it)
+PHRASE_WINDOW = 4096
+
+
+def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int], bool] | None:
     rest = text[last.end() : last.end() + MAX_PHRASE_ANSWER * 2]
-    answer = _cut_sentence(rest.lstrip("*_ \t\r\n"))[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+    stop = _END_OF_ANSWER.search(rest)
+    if stop is not None:  # "【答案】D<eoa>", "故选B。"
+        rest = rest[: stop.start()]
+    body = rest.lstrip("*_ \t\r\n")
+    answer = _cut_sentence(body)[:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+    if _LONE_LETTER.match(
+        answer
+    ):  # "A. B. C. D.": a letter's period does not end the answer when more follow
+        line = body.split("\n", 1)[0][:MAX_PHRASE_ANSWER].strip().strip("*_").strip()
+        if _MORE_OPTIONS.match(line[len(answer) :]):
+            answer = line
     if len(_WORDS.findall(answer.replace("$", " "))) >= 3:
         m = _PROSE_VALUE.match(answer)
         if m and _MATHY.search(m.group(1)):
             answer = m.group(1).strip()
+
+    if not answer:
+        return None
+    at = rest.find(answer)
+    end = last.end() + (at + len(answer) if at >= 0 else len(rest))
+    denied = bool(_DENIED_AFTER.match(text, end)) or bool(_DENIED_REMARK.search(answer))
+    if not answer.isascii():
+        answer = _CJK_TAIL.sub("", answer) or answer  # "答えは 12 です": the words after the value
     if answer.endswith(")"):
         answer = _REMARK.sub("", answer) or answer  # "5 (the diagonal)"
     if " " in answer or "," in answer:
         answer = _LEAD_ADVERB.sub("", _REASON.sub("", answer)).strip() or answer
-    return (answer, (last.start(), last.end() + len(rest))) if answer else None
+    if len(_WORDS.findall(answer.replace("$", " "))) >= 3 and not _PROSE_VALUE.match(answer):
+        one = _one_value(answer)  # "Answer: Verna received $7.00 in change." states 7.00
+        answer = one if one is not None else answer
+    return (answer, (last.start(), end), denied) if answer else None
+
+
+# a remark in brackets at the end of a phrase's answer that denies it: "5 (wrong)", "5 (not really)"
+_DENIED_REMARK = re.compile(
+    rf"\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)\s*$", re.IGNORECASE
+)
+# after a value, a copula or a unit in Japanese or Chinese ("12 です", "12元"); never "或" (or), "不" (not) ...
+_CJK_TAIL = re.compile(
+    "(?<=[^\\s\u3040-\u30ff\u4e00-\u9fff])\\s*(?:\u3067\u3059|\u3067\u3042\u308b|\u3060|\u3068\u306a\u308a\u307e\u3059"
+    "|\u306b\u306a\u308a\u307e\u3059|\u5143|\u4e2a|\u4eba|\u7c73|\u5398\u7c73|\u5206\u949f|\u5c0f\u65f6|\u5929|\u5c81"
+    "|\u5ea6|\u5e73\u65b9\u7c73|\u5757|\u53ea|\u672c|\u6b21|\u79cd|\u4ef6|\u9875|\u540d|\u5f20)[\\s\u3002\uff01.!]*$"
+)
+# end-of-answer tokens and a CJK full stop or comma end a phrase's answer
+_END_OF_ANSWER = re.compile(r"<eo[ae]>|<\|(?:end|return|im_end|eot_id)\|>|</s>|[\u3002\uff0c\uff1b]")
+_LONE_LETTER = re.compile(r"^\(?[A-J]\)?$")
+_MORE_OPTIONS = re.compile(r"^[.)]?\s*(?:\(\s*[A-J]\s*\)|[A-J](?:[.)]|\s|$))")
 
 
 # a reason given after the value: "5, which is prime", "$5$, since $3^2+4^2=5^2$", "5 because ..."
@@ -436,6 +725,30 @@ def prompt_templates(prompt: object) -> frozenset[str]:
     return frozenset(b for b, _ in _all_boxes(text[-MAX_RESPONSE_CHARS:]))
 
 
+_OPTION_LINE = re.compile(
+    r"(?:^|(?<=\s))\(?([A-J])\s*[.)\uff0e\u3001:\uff1a]\)?\s*(.+?)\s*(?=(?:\s\(?[A-J]\s*[.)\uff0e\u3001:\uff1a])|$)",
+    re.MULTILINE,
+)
+
+
+def prompt_options(prompt: object) -> dict[str, str]:
+    """The options of a multiple-choice prompt, letter to content ("A. $(0,2)$" / "(B) 12"), or {}.
+
+    Only a run of consecutive letters from A counts (A, B, C ...), so a stray "I. " in the text is not one.
+    """
+    text = _prompt_text(prompt)
+    if not text:
+        return {}
+    found: dict[str, str] = {}
+    for m in _OPTION_LINE.finditer(text[-8000:]):
+        letter = m.group(1)
+        if letter == "A":
+            found = {}
+        if letter == chr(ord("A") + len(found)):
+            found[letter] = m.group(2).strip()
+    return found if len(found) >= 2 else {}
+
+
 def _prompt_text(prompt: object) -> str:
     if isinstance(prompt, str):
         return prompt
@@ -511,20 +824,24 @@ def select_final(
     kept: list[tuple[str, tuple[int, int] | None]] = []
     ignored: list[str] = ["thinking"] if found.thinking else []
     spans: tuple[tuple[int, int] | None, ...] = found.spans or (None,) * len(found.answers)
-    for answer, span in zip(found.answers, spans, strict=True):
+    negated = found.negated or (False,) * len(found.answers)
+    denied: set[int] = set()
+    for answer, span, neg in zip(found.answers, spans, negated, strict=True):
         if found.method in ("boxed", "tag") and is_placeholder(answer):
             ignored.append("placeholder")
         elif answer in templates:
             ignored.append("template")
         else:
+            if neg:
+                denied.add(len(kept))
             kept.append((answer, span))
     if not kept:
         return Selection((), "", tuple(ignored))
     if rule == "last" or len(kept) == 1:
-        return Selection((kept[-1][0],), "", tuple(ignored))
+        return _deny(Selection((kept[-1][0],), "", tuple(ignored)), len(kept) - 1 in denied)
     distinct = _distinct([a for a, _ in kept], key)
     if rule == "wrong":
-        return Selection(tuple(distinct), "", tuple(ignored))
+        return _deny(Selection(tuple(distinct), "", tuple(ignored)), bool(denied))
     if len(distinct) > max_values:
         return Selection(tuple(distinct), f"{len(distinct)} distinct boxed values (more than {max_values})")
     group = [kept[-1][0]]
@@ -533,7 +850,15 @@ def select_final(
             ignored.extend("intermediate" for _ in range(len(kept) - len(group)))
             break
         group.append(answer)
-    return Selection(tuple(_distinct(group[::-1], key)), "", tuple(ignored))
+    chosen = Selection(tuple(_distinct(group[::-1], key)), "", tuple(ignored))
+    return _deny(chosen, any(len(kept) - 1 - j in denied for j in range(len(group))))
+
+
+def _deny(selection: Selection, denied: bool) -> Selection:
+    """A final answer the response itself denies ("\\boxed{5} is wrong", "Answer: 5 (wrong)") is no answer."""
+    if not denied:
+        return selection
+    return selection._replace(hedge="the response denies its final answer")
 
 
 def _distinct(answers: list[str], key: Callable[[str], str]) -> list[str]:
@@ -541,3 +866,136 @@ def _distinct(answers: list[str], key: Callable[[str], str]) -> list[str]:
     for a in answers:
         seen.setdefault(key(a), a)
     return list(seen.values())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a final answer in prose: the value the concluding sentence states
+
+_CONCLUSION_CUE = re.compile(
+    r"^\W{0,4}(?:therefore|thus|hence|so|in\s+conclusion|in\s+summary|in\s+total|overall|finally|"
+    r"consequently|altogether|as\s+a\s+result)\b|\bthe\s+(?:final\s+)?(?:answer|result)\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|cannot|never|no|none|neither|nor)\b|n't\b", re.IGNORECASE)
+_APPROX_WORDS = re.compile(
+    r"\b(?:approximately|approx|about|around|roughly|nearly|almost|estimated?|close\s+to)\b|\\approx|\u2248|~",
+    re.IGNORECASE,
+)
+# a bound, a condition or a guess makes a sentence state something other than the value itself
+_QUALIFIED = re.compile(
+    r"\b(?:at\s+(?:least|most)|(?:fewer|less|more|greater|smaller|larger)\s+than|up\s+to|no\s+more|"
+    r"(?:over|under|below|above)(?=\s*(?:\$|\\\(|\*\*|-?\d))|between|if|unless|provided|assuming|suppose|"
+    r"probably|likely|guess|think|believe|seems?|"
+    r"perhaps|hopefully)\b",
+    re.IGNORECASE,
+)
+_PROSE_VALUES = re.compile(
+    r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|\*\*(.+?)\*\*"
+    r"|(?<![\w.])(-?\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?)(?![\w/])",
+    re.DOTALL,
+)
+_SENTENCE_BREAK = re.compile(r"(?:[.!?\u3002](?:\*\*)?\s+|\n|\\\]\s*|\$\$\s+)(?=\S)")
+_PROMPT_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+MAX_CONCLUSION_CHARS = 400
+
+
+def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str, tuple[int, int]] | None:
+    """The value the concluding sentence of ``text`` states, with its span; None when there is none.
+
+    The response must end in a complete sentence (``.``, ``!`` or ``。``) that concludes: it starts with
+    "Therefore", "Thus", "So", "Hence", "In total" ... or names "the answer" / "the result", or it is the whole
+    last paragraph and states something ("... is 54 miles east"). It asks nothing, negates nothing,
+    approximates nothing and offers no alternative ("or", "maybe" ...). It must state exactly one value once
+    what the prompt already says is set aside ("Tom has 5 apples" restated is no answer); a value the
+    response sets off (``$2$``, ``**6**``) counts even when the prompt has it, when it is the only one. A value
+    written as ``x = 8`` states 8.
+    """
+    body = text.rstrip()
+    if not body.rstrip("*$ ").endswith((".", "!", "\u3002")):
+        return None
+    end = len(body)
+    start = max(0, end - MAX_CONCLUSION_CHARS * 2)
+    breaks = [m for m in _SENTENCE_BREAK.finditer(body, start, end - 1)]
+    if not breaks and start > 0:
+        return None
+    begin = breaks[-1].end() if breaks else start
+    sentence = body[begin:end]
+    paragraph = not breaks or "\n" in breaks[-1].group() or begin == 0
+    if len(sentence) > MAX_CONCLUSION_CHARS:
+        return None
+    if not _CONCLUSION_CUE.search(sentence) and not (paragraph and _STATEMENT.search(sentence)):
+        return None
+    if "?" in sentence or _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence):
+        return None
+    if _APPROX_WORDS.search(sentence) or _QUALIFIED.search(sentence):
+        return None
+    plain = sentence.replace("\\$", " ")
+    values: dict[str, tuple[str, tuple[int, int], bool]] = {}
+    for m in _PROSE_VALUES.finditer(plain):
+        raw = next(g for g in m.groups() if g is not None).strip()
+        if "=" in raw:
+            raw = raw.rsplit("=", 1)[1].strip()  # "n = 8" states 8
+        if not raw or (not _DIGIT.search(raw) and "\\" not in raw):
+            continue  # "$x$", "**Note**": no value
+        key = raw.replace(",", "").replace(" ", "")
+        values.setdefault(key, (raw, (begin + m.start(), begin + m.end()), m.group(6) is None))
+    if prompt is not None:
+        fresh = {k: v for k, v in values.items() if not _in_prompt(k, prompt)}
+        if len(fresh) != 1:
+            set_off = [v for v in values.values() if v[2]]
+            if fresh or len(values) != 1 or len(set_off) != 1:
+                return None
+            fresh = values
+        values = fresh
+    if len(values) != 1:
+        return None
+    raw, span, _ = next(iter(values.values()))
+    return raw, span
+
+
+def _in_prompt(key: str, prompt: PromptFacts) -> bool:
+    """Whether a value is one the prompt states: one of its numbers, or a formula it writes ("y^3")."""
+    if key in prompt.numbers:
+        return True
+    return len(key) >= 3 and _MATH_CHARS.search(key) is not None and key in prompt.compact
+
+
+_MATH_CHARS = re.compile(r"[A-Za-z\\^_]")
+
+
+def _one_value(sentence: str) -> str | None:
+    """The one value a sentence states (no alternative, negation, approximation or qualifier), or None."""
+    if _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence) or _APPROX_WORDS.search(sentence):
+        return None
+    if _QUALIFIED.search(sentence):
+        return None
+    plain = sentence.replace("\\$", " ")
+    found = {}
+    for m in _PROSE_VALUES.finditer(plain):
+        raw = next(g for g in m.groups() if g is not None).strip()
+        if raw and (_DIGIT.search(raw) or "\\" in raw):
+            found.setdefault(raw.replace(",", "").replace(" ", ""), raw)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+class PromptFacts(NamedTuple):
+    """What a prompt already states: its numbers and its text without spaces (see :func:`concluding_value`)."""
+
+    numbers: frozenset[str]
+    compact: str
+
+
+_STATEMENT = re.compile(
+    r"\b(?:is|are|was|were|equals?|has|have|had|gets?|got|makes?|costs?|takes?|will\s+be|occurs?)\b",
+    re.IGNORECASE,
+)
+
+
+def prompt_facts(prompt: object) -> PromptFacts | None:
+    """The :class:`PromptFacts` of a prompt (text or chat messages), or None without one."""
+    text = _prompt_text(prompt)
+    if not text:
+        return None
+    text = text[-MAX_RESPONSE_CHARS:]
+    numbers = frozenset(n.replace(",", "") for n in _PROMPT_NUMBER.findall(text))
+    return PromptFacts(numbers, re.sub(r"\s+", "", text))

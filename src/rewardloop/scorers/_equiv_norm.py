@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -90,6 +91,7 @@ _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 # "\\frac{\\sqrt3}2": a braced numerator (one level of nesting) and a bare one-character denominator
 _FRAC_DEN_BARE = re.compile(r"\\frac\s*(\{(?:[^{}]|\{[^{}]*\})*\})\s*([0-9a-zA-Z])")
 _SPACES = re.compile(r"\s+")
+_PHANTOM_GROUP = re.compile(r"\\[hv]?phantom\s*\{(?:[^{}]|\{[^{}]*\})*\}")
 _TEXT_ONLY = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
 _CLOCK = re.compile(r"^\s*(\d{1,2}):([0-5]\d)\s*(?:([AaPp])\.?\s*[Mm]\.?)?\s*$")
 # a doubly escaped command (two backslashes before ``frac``: JSON or a Python string escaped twice) is the
@@ -113,6 +115,8 @@ def normalize(text: str) -> str:
 
 @lru_cache(maxsize=8192)  # a GRPO group shares its ground truth, and models repeat their answers
 def _normalize(text: str) -> str:
+    if not text.isascii():
+        text = _fold_digits(text)
     s = text if "\\begin" in text else _DOUBLE_ESCAPE.sub(r"\\", text)
     s = _TRAILING_BACKSLASH.sub("", s.strip()).strip()
     if len(s) > MAX_ANSWER_CHARS:
@@ -125,9 +129,13 @@ def _normalize(text: str) -> str:
     if clock:  # "4:30 \text{ p.m.}", "\text{4:30 p.m.}", "4:30 PM": one spelling of a time of day
         hours, minutes, half = clock.groups()
         return f"{int(hours)}:{minutes}" + (f"\\text{{{half.lower()}m}}" if half else "")
+    if "phantom" in s:  # "\\hphantom{7}5": space the size of 7, nothing shown
+        s = _PHANTOM_GROUP.sub(" ", s)
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
     for token in _DROP:
         s = s.replace(token, " ")
+    if "\\(" in s or "\\)" in s:  # "\\(x = 5\\) and \\(x = -2\\)": inline-math delimiters inside an answer
+        s = s.replace("\\(", " ").replace("\\)", " ")
     if any(w in s for w in ("style", "size", "arge", "ARGE", "tiny", "small", "uge")):
         s = _SIZES.sub(lambda m: f" {m.group(1) or ''} ", s)
     for old, new in _REPLACE:
@@ -158,6 +166,20 @@ def _normalize(text: str) -> str:
     if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
         return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
     return compact
+
+
+def _fold_digits(text: str) -> str:
+    """Digits of other forms as ASCII digits when they are the same glyph (full-width ``５``, styled ``𝟓``:
+    their NFKC form is the ASCII digit); digits of other scripts (Arabic-Indic ``٥``, Devanagari ``५`` ...)
+    as a ``\\scriptdigit{}`` token that equals only itself: Python reads them as numbers, a reader does not."""
+    out = []
+    for ch in text:
+        if ch.isascii() or not ch.isdigit():
+            out.append(ch)
+            continue
+        folded = unicodedata.normalize("NFKC", ch)
+        out.append(folded if folded.isascii() else f"\\scriptdigit{{U{ord(ch):04X}}}")
+    return "".join(out)
 
 
 def _or_and(s: str) -> str:
@@ -201,9 +223,8 @@ def _strip_delims(s: str) -> str:
 
 def _strip_units(s: str) -> str:
     # "5\text{ cm}" / "5 \mbox{inches}" / "12 square units": drop a trailing unit after a value
-    s = re.sub(
-        r"(?<=\S)\s*\\(?:text|mbox|mathrm)\s*\{\s*[A-Za-z][A-Za-z .^/]*\}\s*(?:\^\s*\{?[23]\}?)?\s*$", "", s
-    )
+    if "\\" in s:
+        s = _TRAILING_TEXT.sub(_unit_text, s)
     prev = None
     while prev != s and len(s) > 1:
         prev = s
@@ -211,6 +232,42 @@ def _strip_units(s: str) -> str:
         if stripped and re.search(r"[\d}]$|\\pi$|[a-zA-Z]$", stripped) and _has_value(stripped):
             s = stripped
     return _LEADING_UNIT_WORD.sub("", s)
+
+
+_TRAILING_TEXT = re.compile(
+    r"(?<=\S)\s*\\(?:text|mbox|mathrm|textrm)\s*\{\s*([A-Za-z][A-Za-z .^/]*)\}\s*(?:\^\s*\{?[23]\}?)?\s*$"
+)
+_SI_UNITS = (
+    "N|J|W|V|K|Pa|kPa|MPa|GPa|Hz|kHz|MHz|GHz|eV|keV|MeV|GeV|mol|kJ|kW|kWh|kN|mA|mV|kV|ms|ns|us|nm|um|"
+    "C|F|T|Wb|Ohm|ohms?|L|mL|atm|bar|cal|kcal|lm|lx|dB|rad|sr|mg|kmol|mmol|M|mM"
+)
+_UNIT_PHRASE = re.compile(
+    rf"^(?:{_UNIT_WORDS}|{_SI_UNITS})(?:\s*(?:/|per|\s)\s*(?:{_UNIT_WORDS}|{_SI_UNITS}))?$", re.IGNORECASE
+)
+# words that change or deny the value before them: never dropped as a unit ("5\\text{ not}", "5\\text{ squared}")
+_VALUE_WORDS = re.compile(
+    r"\b(?:not|no|nope|never|none|wrong|incorrect|false|invalid|error|errors|mistake|mistakes|fails?|failed|"
+    r"rejected?|or|and|maybe|perhaps|possibly|probably|approx|approximately|about|around|roughly|nearly|"
+    r"almost|over|under|less|more|than|least|most|at|plus|minus|times|squared|cubed|percent|thousands?|"
+    r"millions?|billions?|hundreds?|dozens?|half|halves|thirds?|quarters?|is|are|was|were|isn|isnt|"
+    r"but|except|only|if|unless|wait|hmm|doubtful|unsure|guess|guesses|lies|typos?|doubts?|bogus|nah)\b",
+    re.IGNORECASE,
+)
+
+
+def _unit_text(m: re.Match[str]) -> str:
+    """A trailing ``\\text{...}`` after a value is dropped when it names a unit or a count noun ("cm", "square
+    units", "apples"), never when its words change or deny the value; it then stays part of the answer."""
+    words = m.group(1).strip().rstrip(".").strip()
+    if _UNIT_PHRASE.match(words):
+        return ""
+    parts = words.split()
+    if _VALUE_WORDS.search(words) or len(parts) > 3 or not all(w.isalpha() for w in parts):
+        return m.group(0)
+    last = parts[-1].lower()
+    if len(last) >= 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        return ""  # a count noun: "5 \\text{ apples}", "\\text{ red marbles}"
+    return m.group(0)
 
 
 def _has_value(s: str) -> bool:
@@ -272,6 +329,9 @@ class Node:
 
 _CHOICE = re.compile(r"^\(?([A-J])\)?(?:[.:)]|\s|$)")
 _PLAIN_CHOICE = re.compile(r"^\(?([A-J])\)?$")
+# after a chosen letter: nothing but more letters ("A.B.C.D"), or another option's mark ("(B)", "B.", "B)")
+_ONLY_LETTERS = re.compile(r"^(?:[\s.,;:/&|)(]*[A-J])+[\s.,;:/&|)(]*$")
+_OPTION_MARK = re.compile(r"\(\s*[A-J]\s*\)|(?<![A-Za-z\\])[A-J][.)](?![A-Za-z])")
 _INEQ = re.compile(r"\\le|\\ge|\\lt|\\gt|<|>|\\ne")
 _MATRIX = re.compile(r"^\\begin\{([pbvBV]?matrix|array)\}(?:\{[^}]*\})?(.*)\\end\{\1\}$", re.DOTALL)
 
@@ -308,6 +368,11 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
     if choice:
         m = _CHOICE.match(s)
         if m:
+            rest = s[m.end() :]
+            if _ONLY_LETTERS.match(rest) or _OPTION_MARK.search(rest):
+                # "A. B. C. D.", "(A)(B)(C)(D)", "A. 12 B. 15": several options named, none chosen
+                letters = [m.group(1), *(x for x in re.findall(r"[A-J]", rest))]
+                return Node("list", s, tuple(Node("choice", x) for x in letters))
             return Node("choice", m.group(1))
     m = _MATRIX.match(s)
     if m:

@@ -6,12 +6,17 @@ grammar of ``latex2sympy2_extended``, with size and blow-up guards), plain text 
 
 Equality of two expressions:
 
-* constants: ``|a - b|`` evaluated to 30 significant digits is below ``rel_tol * max(1, |a|, |b|)``;
-* with free symbols: both sides must use the same symbols, and agree at :data:`POINTS` fixed
-  pseudo-random points (polynomial-identity style testing; a false "equal" needs both expressions to
-  coincide at every point); when a side cannot be evaluated there, ``simplify(a - b) == 0`` decides;
-* equations ``l1 = r1`` and ``l2 = r2``: ``(l1 - r1) / (l2 - r2)`` is a non-zero constant at every point
-  (so ``y = 2x + 3`` equals ``2x - y + 3 = 0`` but ``3x - y + 13 = 0`` differs from ``3x + 4y + 14 = 0``).
+* constants: exactly equal; decimals are read as the exact rationals they write, and ``a - b`` must vanish
+  to :data:`ZERO_DIGITS` significant digits (sympy's adaptive evaluation finds a nonzero difference at full
+  precision however small it is: ``e^{-100}`` is not 0, ``2^{64}`` is not ``2^{64}-1``). A tolerance is
+  used only when the caller passes one (the gold is a rounded decimal);
+* with free symbols: both sides must use the same symbols and be exactly equal at :data:`POINTS` rational
+  points (:data:`STEP_POINTS` when floor, ceiling, abs, mod, max/min or piecewise appear), drawn from a
+  hash of the two expressions: negative, positive and integer values, so ``\\ln x`` is not ``\\ln|x|``
+  and no response can be built to vanish at known points. A point where only one side is real counts as
+  a difference. Fewer than three decisive points: ``simplify(a - b) == 0`` decides;
+* equations ``l1 = r1`` and ``l2 = r2``: ``(l1 - r1) / (l2 - r2)`` is the same non-zero constant at every
+  point (so ``y = 2x + 3`` equals ``2x - y + 3 = 0`` but ``3x - y + 13 = 0`` differs from ``3x + 4y + 14 = 0``).
 
 May be slow on hard input: the scorer runs this stage under the execution layer's deadline.
 """
@@ -25,9 +30,8 @@ from typing import Any
 
 from ._sympy_grade import is_tame, parse_latex_expr, parse_sympy_text
 
-__all__ = ["POINTS", "equations_equal", "exprs_equal", "to_sympy"]
+__all__ = ["POINTS", "STEP_POINTS", "ZERO_DIGITS", "equations_equal", "exprs_equal", "to_sympy"]
 
-POINTS = ((0.5772, 1.3247, 0.7071), (1.6180, 0.3679, 2.2360), (2.7183, 1.4142, 0.3183))
 _PLAIN = re.compile(r"^[0-9a-zA-Z+\-*/^(). ]+$")
 
 
@@ -72,51 +76,112 @@ def _fold_constants(expr: Any) -> Any:
     return expr.xreplace(subs) if subs else expr
 
 
-def exprs_equal(a: Any, b: Any, rel_tol: float = 1e-9) -> bool | None:
-    """Whether two sympy expressions have the same value; None when it cannot be told."""
+def exprs_equal(a: Any, b: Any, rel_tol: float = 0.0) -> bool | None:
+    """Whether two sympy expressions have the same value; None when it cannot be told.
+
+    Equality is exact: constants must have a difference that vanishes to :data:`ZERO_DIGITS` digits
+    (``2^{64}`` is not ``2^{64}-1``, ``e^{-100}`` is not ``0``). ``rel_tol`` > 0 is a tolerance the caller
+    grants because the *gold* is a rounded decimal (it is the gold's half unit of its last place, relative).
+    """
+    a, b = _exact_floats(a), _exact_floats(b)
     fa, fb = a.free_symbols, b.free_symbols
     if not fa and not fb:
         return _constants_equal(a, b, rel_tol)
     if {s.name for s in fa} != {s.name for s in fb}:
         return False
-    verdict = _agree_at_points(a, b, sorted(fa | fb, key=lambda s: s.name), rel_tol)
-    if verdict is not None:
-        return verdict
-    return _simplify_zero(a - b)
+    return _identity(a, b, sorted(fa | fb, key=lambda s: s.name))
 
 
 def equations_equal(l1: Any, r1: Any, l2: Any, r2: Any) -> bool | None:
     """Whether ``l1 = r1`` and ``l2 = r2`` describe the same solution set (same expression up to a factor)."""
-    d1, d2 = l1 - r1, l2 - r2
+    d1, d2 = _exact_floats(l1 - r1), _exact_floats(l2 - r2)
     symbols = sorted(d1.free_symbols | d2.free_symbols, key=lambda s: s.name)
     if {s.name for s in d1.free_symbols} != {s.name for s in d2.free_symbols}:
         return False
     if not symbols:
-        return _constants_equal(d1, d2, 1e-9) if _value(d1) == 0 or _value(d2) == 0 else None
-    ratios = []
-    for point in POINTS:
+        return _constants_equal(d1, d2, 0.0) if _value(d1) == 0 or _value(d2) == 0 else None
+    ratio = None
+    decided = 0
+    for point in _points(d1, d2, symbols):
         x, y = _at(d1, symbols, point), _at(d2, symbols, point)
         if x is None or y is None:
-            return None
-        if abs(y) < 1e-12:
-            if abs(x) > 1e-9:
+            continue
+        zx, zy = _is_zero(x), _is_zero(y)
+        if zx is None or zy is None:
+            continue
+        if zx or zy:
+            if zx != zy:
                 return False
             continue
-        ratios.append(x / y)
-    if not ratios:
+        r = x / y
+        if ratio is None:
+            ratio = r
+        else:
+            same = _is_zero(r - ratio)
+            if same is None:
+                continue
+            if not same:
+                return False
+        decided += 1
+    if ratio is None or decided < 3:
         return None
-    first = ratios[0]
-    if abs(first) < 1e-12:
+    return True
+
+
+#: two constants are equal when their difference vanishes to this many significant digits (sympy evaluates
+#: the difference adaptively: a nonzero difference, however small, is found at full precision)
+ZERO_DIGITS = 200
+#: points an identity is checked at (more for non-polynomial functions: floor, abs, mod, piecewise ...)
+POINTS = 6
+STEP_POINTS = 24
+
+
+def _exact_floats(expr: Any) -> Any:
+    """``expr`` with its decimals as exact rationals (``0.1`` is 1/10), so that equality can be exact."""
+    import sympy
+
+    floats = expr.atoms(sympy.Float)
+    if not floats:
+        return expr
+    return expr.xreplace({f: sympy.Rational(str(f)) for f in floats})
+
+
+def _is_zero(expr: Any) -> bool | None:
+    """Whether a constant expression is zero: exactly, or to :data:`ZERO_DIGITS` digits; None if unknown."""
+    import sympy
+
+    if expr == 0:
+        return True
+    if expr.is_Rational:
         return False
-    return all(abs(r - first) <= 1e-8 * max(1.0, abs(first)) for r in ratios)
+    try:
+        v = expr.evalf(15, maxn=ZERO_DIGITS)
+    except Exception:
+        return None
+    if v == 0:
+        return True
+    if not isinstance(v, sympy.Number | sympy.Add | sympy.Mul):
+        return None
+    re_part, im_part = v.as_real_imag()
+    for part in (re_part, im_part):
+        if part == 0:
+            continue
+        if not isinstance(part, sympy.Float):
+            return None
+        if part._prec > 1:  # significant digits found: a real difference, however small
+            return False
+    return True  # no significant digit in ZERO_DIGITS: zero to that precision
 
 
 def _constants_equal(a: Any, b: Any, rel_tol: float) -> bool | None:
-    x, y = _value(a), _value(b)
-    if x is None or y is None:
+    if rel_tol > 0:
+        x, y = _value(a), _value(b)
+        if x is not None and y is not None:
+            return abs(x - y) <= rel_tol * max(abs(x), abs(y))
+    zero = _is_zero(a - b)
+    if zero is None:
         return _simplify_zero(a - b)
-    scale = max(1.0, abs(x), abs(y))
-    return abs(x - y) <= rel_tol * scale
+    return zero
 
 
 def _value(expr: Any) -> complex | None:
@@ -127,29 +192,83 @@ def _value(expr: Any) -> complex | None:
     return v if math.isfinite(v.real) and math.isfinite(v.imag) else None
 
 
-def _at(expr: Any, symbols: list[Any], point: tuple[float, ...]) -> complex | None:
+_STEP_FUNCTIONS = ("floor", "ceiling", "Abs", "Mod", "Piecewise", "sign", "frac", "Max", "Min", "Heaviside")
+
+
+def _points(a: Any, b: Any, symbols: list[Any]) -> list[tuple[Any, ...]]:
+    """Rational points to check an identity at, drawn from a hash of the two expressions (so no response
+    can be built to vanish at them): negative and positive values, integers among them; more of them
+    when either side has a step or absolute-value function (whose identities hold piecewise)."""
+    import hashlib
+
     import sympy
 
-    subs = {
-        s: sympy.Float(point[i % len(point)] + 0.11 * (i // len(point)), 30) for i, s in enumerate(symbols)
-    }
+    names = {type(f).__name__ for f in (a.atoms(sympy.Function) | b.atoms(sympy.Function))}
+    step = any(n in _STEP_FUNCTIONS for n in names) or a.has(sympy.Piecewise) or b.has(sympy.Piecewise)
+    count = STEP_POINTS if step else POINTS
+    seed = hashlib.blake2b(f"{sympy.srepr(a)}|{sympy.srepr(b)}".encode(), digest_size=32).digest()
+    out = []
+    for i in range(count):
+        h = hashlib.blake2b(seed + bytes([i]), digest_size=4 * len(symbols)).digest()
+        coords = []
+        for k in range(len(symbols)):
+            u = int.from_bytes(h[4 * k : 4 * k + 4], "big")
+            if i % 3 == 2:  # an integer point: floor/mod identities are often claimed for integers
+                coords.append(sympy.Integer(u % 19 - 9))
+            else:
+                sign = -1 if (i + k + u) % 2 else 1
+                coords.append(sympy.Rational(sign * (u % 4000 + 13), 997))
+        out.append(tuple(coords))
+    return out
+
+
+def _at(expr: Any, symbols: list[Any], point: tuple[Any, ...]) -> Any | None:
+    """The exact value of ``expr`` at ``point``, as a sympy constant, or None where it is not defined."""
+    import sympy
+
     try:
-        v = complex(expr.evalf(30, subs=subs))
+        v = expr.xreplace(dict(zip(symbols, point, strict=True)))
     except Exception:
         return None
-    return v if math.isfinite(v.real) and math.isfinite(v.imag) else None
+    if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or v.free_symbols:
+        return None
+    return v
 
 
-def _agree_at_points(a: Any, b: Any, symbols: list[Any], rel_tol: float) -> bool | None:
-    checked = 0
-    for point in POINTS:
+def _real(v: Any) -> bool | None:
+    try:
+        c = complex(v.evalf(20))
+    except Exception:
+        return None
+    if not (math.isfinite(c.real) and math.isfinite(c.imag)):
+        return None
+    return abs(c.imag) <= 1e-15 * max(1.0, abs(c.real))
+
+
+def _identity(a: Any, b: Any, symbols: list[Any]) -> bool | None:
+    """Whether ``a == b`` as functions: exact equality at every point where both are defined.
+
+    A point where one side is real and the other not is a difference (``\\ln x`` is not ``\\ln|x|``); where
+    both are non-real, a difference may be a choice of branch and is not counted. Fewer than three decisive
+    points: ``simplify(a - b) == 0`` decides.
+    """
+    decided = 0
+    for point in _points(a, b, symbols):
         x, y = _at(a, symbols, point), _at(b, symbols, point)
         if x is None or y is None:
             continue
-        if abs(x - y) > max(rel_tol, 1e-12) * max(1.0, abs(x), abs(y)):
+        zero = _is_zero(x - y)
+        if zero is None:
+            continue
+        if not zero:
+            rx, ry = _real(x), _real(y)
+            if rx is False and ry is False:
+                continue  # both non-real: maybe another branch
             return False
-        checked += 1
-    return True if checked >= 2 else None
+        decided += 1
+    if decided >= 3:
+        return True
+    return _simplify_zero(a - b)
 
 
 def _simplify_zero(expr: Any) -> bool | None:

@@ -188,8 +188,10 @@ def _builtin_routes() -> list[Route]:
     for suffix in ("nq", "triviaqa", "popqa", "hotpotqa", "2wikimultihopqa", "musique", "bamboogle"):
         table.append((f"searchR1_{suffix}", "search_r1_qa", False))
     routes = [Route(pattern, scorer, prefix=prefix) for pattern, scorer, prefix in table]
-    # verl scores these with continuous=True and accepts outputs equal within numpy's allclose
-    code_options = {"continuous": True, "float_tol": 1e-5}
+    # verl scores these with continuous=True (a sample failing a test gets the pass rate of the first 10 tests,
+    # prime_code's second pass) and accepts outputs equal within numpy's allclose; max_tests: null in a
+    # config's reward.routes counts every test instead
+    code_options = {"continuous": True, "float_tol": 1e-5, "max_tests": 10}
     routes += [Route(s, "code", code_options) for s in ("codecontests", "apps", "codeforces", "taco")]
     # not in verl: the names `rewardloop prepare humaneval|mbpp` writes (tests in the HumanEval/MBPP layouts)
     routes += [Route(s, "code", {"continuous": True}) for s in ("humaneval", "mbpp")]

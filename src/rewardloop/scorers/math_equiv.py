@@ -62,11 +62,23 @@ from ._base import Scorer
 from ._equiv_extract import (
     FINAL_ANSWER_RULES,
     MAX_BOXED_VALUES,
+    _prompt_text,
+    concluding_value,
     extract_answers,
+    prompt_facts,
+    prompt_options,
     prompt_templates,
     select_final,
 )
-from ._equiv_norm import Node, float_value, normalize, parse_structure, solve_inequality, split_top
+from ._equiv_norm import (
+    Node,
+    exact_number,
+    float_value,
+    normalize,
+    parse_structure,
+    solve_inequality,
+    split_top,
+)
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
 
@@ -92,10 +104,14 @@ class Verdict:
     per_answer: list[bool | None] = field(default_factory=list)
     reason: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    rule: str = (
+        ""  # the rule that decided (finer than the stage: "denied", "hedge", "percent_hundredths" ...)
+    )
 
     def info(self) -> dict[str, Any]:
         return {
             "stage": self.stage,
+            "rule": self.rule or ("prose_conclusion" if self.method == "prose" else self.stage),
             "extracted": [a[:_INFO_CHARS] for a in self.extracted],
             "method": self.method,
             "gold_normalized": [g[:_INFO_CHARS] for g in self.gold_normalized],
@@ -133,6 +149,18 @@ def judge(
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    if found.method == "none" and found.text and not found.reopened:
+        # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
+        stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
+        if stated is not None:
+            found = found._replace(answers=(stated[0],), method="prose", spans=(stated[1],), negated=(False,))
+    if prompt is not None and len(found.answers) > 1:
+        found = _drop_copied(found, prompt)
+    by_option = False
+    if prompt is not None and found.answers and all(_is_choice(normalize(g)) for g in golds):
+        before = found.answers
+        found = _as_options(found, prompt)
+        by_option = found.answers != before
     chosen = select_final(
         found,
         normalize,
@@ -142,32 +170,113 @@ def judge(
     )
     clock.lap("extract")
     verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
+    if by_option:
+        verdict.rule = "option_content"
     if chosen.ignored:
         verdict.reason = "ignored boxes: " + ", ".join(sorted(set(chosen.ignored)))
+    if found.reopened:
+        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "reopened_thinking"
+        verdict.reason = "a thinking block opened after the answer takes it back"
+        return verdict
     if not chosen.answers:
-        verdict.value, verdict.stage = 0.0, "no_answer"
+        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "no_answer"
         verdict.reason = verdict.reason or "no boxed answer or answer phrase"
         return verdict
     if chosen.hedge:
         verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
+        verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    if prompt is not None and any("=" in a for a in answers):
+        answers = [_asked_quantity(a, prompt, golds) for a in answers]
     if len(answers) == 1 and _exact(answers[0], golds):
         verdict.value, verdict.stage, verdict.per_answer = 1.0, "exact", [True]
         return verdict  # the common case, settled before any normalisation
     gold_norm = [normalize(g) for g in golds]
-    if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)):
+    if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)) and not _each_answers(answers, golds):
         answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
     pred_norm = [normalize(a) for a in answers]
+    asked = _asks_percent(prompt)
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock)
+        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+def _drop_copied(found: Any, prompt: object) -> Any:
+    """Answer phrases that restate an answer phrase of the prompt (a few-shot example's "The answer is (H).")
+    are set aside, as boxes copied from the prompt are, unless every candidate is such a copy."""
+    from ._equiv_extract import _all_phrases
+
+    text = _prompt_text(prompt)
+    if not text or not found.spans or len(found.spans) != len(found.answers):
+        return found
+    stated = {normalize(a) for a, _, _ in _all_phrases(text[-MAX_PROMPT_CHARS:])}
+    if not stated:
+        return found
+    keep = [
+        _BOX_AT.match(found.text, span[0]) is not None or normalize(a) not in stated
+        for a, span in zip(found.answers, found.spans, strict=True)
+    ]
+    if all(keep) or not any(keep):
+        return found
+    idx = [i for i, k in enumerate(keep) if k]
+    negated = found.negated and tuple(found.negated[i] for i in idx)
+    return found._replace(
+        answers=tuple(found.answers[i] for i in idx),
+        spans=tuple(found.spans[i] for i in idx),
+        negated=negated,
+    )
+
+
+MAX_PROMPT_CHARS = 20_000
+_BOX_AT = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
+
+
+def _as_options(found: Any, prompt: object) -> Any:
+    """A multiple-choice answer given as an option's content ("the answer is $-i$" where C is $-i$) read as
+    that option's letter; content that matches no option, or several, stays as written (and is no letter)."""
+    options = prompt_options(prompt)
+    if not options:
+        return found
+    mapped, keep, letters_seen = [], [], False
+    for a in found.answers:
+        if _is_choice(normalize(a)):
+            mapped.append(a)
+            keep.append(True)
+            letters_seen = True
+            continue
+        letters = [k for k, content in options.items() if _names_option(a, content)]
+        mapped.append(letters[0] if len(letters) == 1 else a)
+        keep.append(len(letters) == 1)
+    if letters_seen and not all(keep):
+        # "The closest answer is 37. The answer is (B).": beside a letter, a value that names no option is
+        # the letter's explanation; a value that names another option is still a second answer (a hedge)
+        idx = [i for i, k in enumerate(keep) if k]
+        spans = found.spans and tuple(found.spans[i] for i in idx)
+        negated = found.negated and tuple(found.negated[i] for i in idx)
+        return found._replace(answers=tuple(mapped[i] for i in idx), spans=spans, negated=negated)
+    return found._replace(answers=tuple(mapped))
+
+
+def _names_option(answer: str, content: str) -> bool:
+    """Whether an answer is an option's content, written the same way or another (cheap stages only)."""
+    if normalize(answer) == normalize(content):
+        return True
+    if judge("\\boxed{" + answer + "}", [content], symbolic=False).value == 1.0:
+        return True
+    m = _VALUE_WITH_UNIT.match(content.replace("$", " "))  # "$37 \\mu \\mathrm{C}$" names the value 37
+    return m is not None and judge("\\boxed{" + answer + "}", [m.group(1)], symbolic=False).value == 1.0
+
+
+_VALUE_WITH_UNIT = re.compile(
+    r"^\s*([-+]?\d+(?:\.\d+)?(?:\s*\\times\s*10\^\{?-?\d+\}?)?)(?:\s|\\mathrm\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z~^{}/·-])+$"
+)
 
 
 def _exact(answer: str, golds: Sequence[str]) -> bool:
@@ -176,6 +285,36 @@ def _exact(answer: str, golds: Sequence[str]) -> bool:
         if answer == g.strip():
             return True
     return False
+
+
+def _asked_quantity(answer: str, prompt: object, golds: Sequence[str]) -> str:
+    """``L = R`` read as ``R`` when ``L`` is a quantity the question writes (``|r-s| = 16`` for "find
+    :math:`|r-s|`", ``x + y = 4027``) and no gold is an equation; else the answer as written."""
+    if any("=" in normalize(g) for g in golds):
+        return answer
+    norm = normalize(answer)
+    sides = split_top(norm, "=")
+    if len(sides) != 2 or not sides[0].strip() or not sides[1].strip():
+        return answer
+    lhs = sides[0].strip()
+    if len(lhs) < 2 or not re.search(r"[A-Za-z]", lhs):
+        return answer
+    text = re.sub(r"\s+", "", _prompt_text(prompt)).replace("\\left", "").replace("\\right", "")
+    return sides[1].strip() if lhs in text else answer
+
+
+def _each_answers(answers: Sequence[str], golds: Sequence[str]) -> bool:
+    """Whether every answer alone is the gold, as written or written another way (``(b,c)=(6,5)`` and
+    ``(6,5)``): then they are one answer stated twice, not the parts of a multi-part answer. Cheap stages
+    only; undecided counts as no."""
+    for a in answers:
+        try:
+            verdict = judge("\\boxed{" + a + "}", golds, symbolic=False)
+        except RecursionError:  # pragma: no cover - judge does not recurse here
+            return False
+        if verdict.value != 1.0:
+            return False
+    return True
 
 
 def _gold_has_items(gold_norm: Sequence[str], n: int) -> bool:
@@ -195,12 +334,16 @@ def _one_answer(
     rel_tol: float,
     symbolic: bool,
     clock: _Clock,
+    asked: bool | None = None,
 ) -> tuple[bool | None, str]:
     if _exact(raw, golds):
         return True, "exact"
-    if any(norm == g for g in gold_norm if g):
-        return True, "normalized"
-    pairs = _node_pairs(raw, norm, golds, gold_norm)
+    p_pct = "%" in raw or "ercent" in raw or "pct" in raw
+    p_pct = p_pct and bool(_PERCENT_SIGN.search(raw))
+    for graw, g in zip(golds, gold_norm, strict=True):
+        if g and norm == g and _percent_as_written(graw, g, asked, p_pct):
+            return True, "normalized"
+    pairs = _node_pairs(raw, norm, golds, gold_norm, p_pct, asked)
     undecided = False
     for gnode, pnode in pairs:
         try:
@@ -227,28 +370,61 @@ def _one_answer(
     return False, "symbolic"
 
 
-_PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b")
+_PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b|\bpct\b")
 
 
 def _node_pairs(
-    raw: str, norm: str, golds: Sequence[str], gold_norm: Sequence[str]
+    raw: str,
+    norm: str,
+    golds: Sequence[str],
+    gold_norm: Sequence[str],
+    p_pct: bool = False,
+    asked: bool | None = None,
 ) -> list[tuple[Node, Node]]:
     """(gold, response) trees to compare: as written, and with a ``%`` read as hundredths.
 
-    ``62.5\\%`` equals ``\\frac{5}{8}`` and ``0.625`` as well as ``62.5``; a number without a percent sign is
-    never multiplied by 100 (``0.5`` is not ``50``).
+    ``62.5\\%`` equals ``\\frac{5}{8}`` and ``0.625``; it equals ``62.5`` only when the gold is a percentage
+    (see :func:`_percent_as_written`). A number without a percent sign is never multiplied by 100 (``0.5`` is
+    not ``50``).
     """
     pairs = []
-    p_pct = bool(_PERCENT_SIGN.search(raw))
     for graw, g in zip(golds, gold_norm, strict=True):
         choice = _is_choice(g)
         gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
-        pairs.append((gnode, pnode))
+        if _percent_as_written(graw, g, asked, p_pct):
+            pairs.append((gnode, pnode))
         if p_pct and pnode.kind == "number":
             pairs.append((gnode, _hundredths(pnode)))
         if gnode.kind == "number" and _PERCENT_SIGN.search(graw):
             pairs.append((_hundredths(gnode), pnode))
     return pairs
+
+
+_ASKS_PERCENT = re.compile(r"%|percent|per\s+cent|pct\b", re.IGNORECASE)
+
+
+def _asks_percent(prompt: object) -> bool | None:
+    """Whether the question asks for a percentage; None when there is no question to read."""
+    if prompt is None:
+        return None
+    text = _prompt_text(prompt)
+    return bool(_ASKS_PERCENT.search(text)) if text else None
+
+
+def _percent_as_written(graw: str, gnorm: str, asked: bool | None, p_pct: bool = True) -> bool:
+    """Whether the gold and the response may be compared as written when only one has a percent sign
+    (``p%`` against ``p``: the sign as a unit rather than as hundredths).
+
+    When the question asks for a percentage. Without a question to read, only for a value outside [-1, 1]:
+    ``0.5%`` against a gold ``0.5`` is 0.005, and ``0.5`` against a gold ``0.5%`` is 50% (a policy could
+    otherwise add or drop a percent sign and be read both ways). Both with a sign, or neither: as written.
+    """
+    if p_pct == bool(_PERCENT_SIGN.search(graw)):
+        return True
+    if asked is not None:
+        return asked
+    value = exact_number(gnorm)
+    return value is not None and abs(value) > 1
 
 
 def _hundredths(node: Node) -> Node:
@@ -260,7 +436,7 @@ def _hundredths(node: Node) -> Node:
 
 def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
     if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
-        verdict.value, verdict.stage = 0.0, "multiple_answers"
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
         verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
         return verdict
     if any(r is None for r in results):
@@ -270,6 +446,7 @@ def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n:
     verdict.stage = stages[-1] if all(results) else _deciding_stage(stages)
     if n > 1 and verdict.value == 0.0:
         verdict.stage, verdict.reason = "multiple_answers", f"{n} distinct final answers, none equivalent"
+        verdict.rule = "hedge"
     return verdict
 
 
@@ -309,6 +486,14 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equal(*solutions, rel_tol, leaf)
     if g.kind in ("set", "list") and p.kind in ("set", "list"):
         return _unordered(g.items, p.items, rel_tol, leaf)
+    if g.kind == "list" and p.kind == "tuple":
+        # "(1000, 10)" for the gold "10^3, 10": the same values in the same order (an ordered match is
+        # stricter than the list's unordered one); not the other way round: a gold pair or interval "(1,3)"
+        # is not answered by a list or set "{1,3}"
+        plain = all(k.kind not in ("eq", "ineq") for k in (*g.items, *p.items))
+        if plain and (p.open, p.close) == ("(", ")") and len(g.items) == len(p.items):
+            return _all_pairs(g.items, p.items, rel_tol, leaf)
+        return False
     if g.kind == "tuple" and p.kind == "tuple":
         if (g.open, g.close) != (p.open, p.close) or len(g.items) != len(p.items):
             return False
@@ -323,8 +508,8 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _vector_equal(g, p, rel_tol, leaf)
     if g.kind == "number" and p.kind == "number":
         return _numbers_equal(g, p, rel_tol)
-    if g.kind == "text" or p.kind == "text":
-        return g.kind == p.kind and g.text.lower() == p.text.lower()
+    if g.kind == "text" or p.kind == "text":  # "\\text{no}" is "No"; a short word may read as an expression
+        return {g.kind, p.kind} <= {"text", "expr"} and g.text.lower() == p.text.lower()
     if {g.kind, p.kind} <= {"number", "expr"}:
         return _leaf(g, p, rel_tol, leaf)
     return False
@@ -483,7 +668,8 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         if {g.kind, p.kind} == {"number", "expr"} and (g.text in _INFINITIES or p.text in _INFINITIES):
             return False  # an interval's infinite end is no number
         x, y = float_value(_sym_text(g)), float_value(_sym_text(p))
-        if x is not None and y is not None and abs(x - y) > 1e-6 * max(1.0, abs(x), abs(y)):
+        tol = max(1e-6, 2 * _gold_tolerance(g))
+        if x is not None and y is not None and abs(x - y) > tol * max(1.0, abs(x), abs(y)):
             return False  # two clearly different constants: the symbolic stage (1e-9 at 30 digits) agrees
         raise _NeedSymbolic
     from ._equiv_sym import to_sympy
@@ -491,7 +677,20 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     a, b = to_sympy(_sym_text(g)), to_sympy(_sym_text(p))
     if a is None or b is None:
         return False  # unparseable and textually different: never equal through a shared number
-    return bool(leaf(a, b, 1e-9))  # values of expressions are compared strictly: 3.1416 is not pi
+    # values of expressions are compared exactly (3.1416 is not pi, e^{-100} is not 0); only a rounded
+    # decimal gold is met at the precision it states (1.41 is answered by \sqrt{2})
+    return bool(leaf(a, b, _gold_tolerance(g)))
+
+
+def _gold_tolerance(g: Node) -> float:
+    """Half a unit of the last place of a rounded decimal gold (two or more significant digits), relative
+    to it; 0.0 for anything else (integers, fractions, expressions: exact)."""
+    if g.kind != "number" or g.value is None or g.value == 0:
+        return 0.0
+    unit = _unit(g.text)
+    if unit is None or _significant(g.text) < 2:
+        return 0.0
+    return float(unit / 2 / abs(Fraction(g.value)))
 
 
 def _sym_text(node: Node) -> str:
@@ -596,7 +795,22 @@ def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equations(g, p)
     if g.kind == "eq":
         return _is_label(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
-    return _is_label(p.items[0]) and _equal(g, p.items[1], rel_tol, leaf)
+    # "x = 5" states 5; so does a computation that holds ("\\frac{28}{4} = 7"), never one that does not ("5 = 7")
+    lhs, rhs = p.items
+    return (_is_label(lhs) or _true_computation(lhs, rhs)) and _equal(g, rhs, rel_tol, leaf)
+
+
+def _true_computation(lhs: Node, rhs: Node) -> bool:
+    """Whether ``lhs = rhs`` is plain arithmetic that holds exactly (both sides numbers without symbols)."""
+    if lhs.kind not in ("number", "expr") or rhs.kind != "number" or rhs.value is None:
+        return False
+    if lhs.kind == "number":
+        return lhs.value == rhs.value
+    x = float_value(lhs.text)
+    if x is None:
+        return False
+    value = Fraction(rhs.value)
+    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(1, abs(value))
 
 
 def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
@@ -709,8 +923,10 @@ def _bounds_as_written(sides: list[str], ops: list[str]) -> tuple[str, Node] | N
         if _is_bound(parse_structure(b)) and not _mentions(a, b):
             return b, _interval_from(_flip(op), a)
         return None
+    if len(ops) != 2:
+        return None  # "a < b < c < d": no single bounded variable
     lo, mid, hi = sides
-    if len(ops) != 2 or not _is_bound(parse_structure(mid)) or _mentions(lo + " " + hi, mid):
+    if not _is_bound(parse_structure(mid)) or _mentions(lo + " " + hi, mid):
         return None
     lo_op, hi_op = ops
     if lo_op[0] == "<" and hi_op[0] == "<":

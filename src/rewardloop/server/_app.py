@@ -38,7 +38,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..config import RewardConfig, load_reward_config
 from ..errors import ScoringError
@@ -60,10 +60,38 @@ _FAILED_LOG = "rewardloop_failed"
 # request schemas
 
 
+_SAMPLE_FIELDS = ("response", "ground_truth", "task", "prompt", "metadata", "uid", "length")
+#: verl's names for the same fields (documented in docs/server.md): data_source -> task, reward_model
+#: (a dict holding ground_truth) -> ground_truth, extra_info -> metadata
+_VERL_ALIASES = {"data_source": "task", "reward_model": "ground_truth", "extra_info": "metadata"}
+
+
 class SampleIn(BaseModel):
-    """One sample of ``/v1/score``; ``length`` is the response length in tokens (for overlong shaping)."""
+    """One sample of ``/v1/score``; ``length`` is the response length in tokens (for overlong shaping).
+    verl's field names are accepted as aliases (:data:`_VERL_ALIASES`)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _verl_names(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        out = {k: v for k, v in data.items() if k not in _VERL_ALIASES}
+        for alias, name in _VERL_ALIASES.items():
+            if alias not in data:
+                continue
+            if name in data:
+                raise ValueError(f"give one of {name!r} or {alias!r} (verl's name for it), not both")
+            value = data[alias]
+            if alias == "reward_model":
+                if not isinstance(value, Mapping) or "ground_truth" not in value:
+                    raise ValueError("reward_model needs a 'ground_truth' key (verl's layout)")
+                value = value["ground_truth"]
+            if alias == "extra_info" and value is None:
+                value = {}
+            out[name] = value
+        return out
 
     response: str
     ground_truth: Any = None
@@ -96,6 +124,60 @@ class RewardRequest(BaseModel):
 # state shared by the handlers and the guard
 
 
+class TaskRewards:
+    """Per task (verl ``data_source``): samples, failures, the mean reward of the scored ones and their
+    accuracy (the one definition, :func:`rewardloop._summary.correct_of`), for ``/metrics``."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._tasks: dict[str, list[float]] = {}  # task -> [samples, failed, ok, reward sum, correct, judged]
+
+    def add(self, samples: Sequence[Sample], batch: ScoreBatch) -> None:
+        from .._summary import correct_of
+
+        with self._lock:
+            for sample, score in zip(samples, batch, strict=True):
+                t = self._tasks.setdefault(str(sample.task or "(none)"), [0.0] * 6)
+                t[0] += 1
+                if not score.ok:
+                    t[1] += 1
+                    continue
+                t[2] += 1
+                t[3] += float(score.value or 0.0)
+                correct = correct_of(True, score.value, score.metrics, score.info)
+                if correct is not None:
+                    t[4] += bool(correct)
+                    t[5] += 1
+
+    def exposition(self) -> str:
+        from ._metrics import _labels, _num
+
+        with self._lock:
+            tasks = {k: list(v) for k, v in sorted(self._tasks.items())}
+        if not tasks:
+            return ""
+        series = (
+            ("rewardloop_task_samples_total", "counter", "samples scored per task", lambda t: t[0]),
+            ("rewardloop_task_failed_total", "counter", "failed samples per task", lambda t: t[1]),
+            ("rewardloop_task_reward_mean", "gauge", "mean reward of the ok samples", lambda t: t[3] / t[2]),
+            (
+                "rewardloop_task_accuracy",
+                "gauge",
+                "share of the ok samples judged correct",
+                lambda t: t[4] / t[5],
+            ),
+        )
+        out = []
+        for name, kind, what, fn in series:
+            out += [f"# HELP {name} {what}", f"# TYPE {name} {kind}"]
+            for task, t in tasks.items():
+                with contextlib.suppress(ZeroDivisionError):
+                    out.append(f"{name}{_labels(task=task)} {_num(fn(t))}")
+        return "\n".join(out) + "\n"
+
+
 class ServiceState:
     """The app's manager, admission counter, metrics and draining flag (``app.state.service``)."""
 
@@ -103,6 +185,7 @@ class ServiceState:
         self.config = config
         self.manager = manager
         self.metrics = Metrics(config.max_in_flight)
+        self.task_rewards = TaskRewards()
         self.draining = False
         self.in_flight = 0
 
@@ -304,7 +387,10 @@ def _validation_response(exc: RequestValidationError) -> JSONResponse:
     for err in exc.errors():
         loc = list(err.get("loc", ()))
         field = "body" if err.get("type") == "json_invalid" else field_path(loc)
-        detail.append({"field": field, "loc": loc, "msg": err.get("msg", ""), "type": err.get("type", "")})
+        msg = err.get("msg", "")
+        if err.get("type") == "extra_forbidden" and "samples" in loc:  # name what a sample may hold
+            msg += f"; accepted: {', '.join(_SAMPLE_FIELDS)}, and verl's {', '.join(_VERL_ALIASES)}"
+        detail.append({"field": field, "loc": loc, "msg": msg, "type": err.get("type", "")})
     return JSONResponse({"error": "invalid_request", "detail": detail}, status_code=422)
 
 
@@ -550,6 +636,7 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
         finally:
             state.release(n)
         state.metrics.count_samples("/v1/score", batch.status_counts())
+        state.task_rewards.add(samples, batch)
         on_error = batch.on_error
         stats = {**jsonable(batch.stats), "n": n, "request_s": round(time.perf_counter() - started, 6)}
         return JSONResponse({"scores": [score_json(s, on_error) for s in batch], "stats": stats})
@@ -567,10 +654,12 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
         if refused is not None:
             return refused
         try:
-            batch = await score_with_deadline(state, openrlhf_samples(body, cfg.openrlhf_task), None, None)
+            samples = openrlhf_samples(body, cfg.openrlhf_task)
+            batch = await score_with_deadline(state, samples, None, None)
         finally:
             state.release(n)
         state.metrics.count_samples("/get_reward", batch.status_counts())
+        state.task_rewards.add(samples, batch)
         return JSONResponse(openrlhf_result(batch, float(cfg.openrlhf_on_error)))
 
     @app.get("/v1/scorers")
@@ -599,7 +688,7 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
 
     @app.get("/metrics")
     async def metrics() -> Any:
-        text = state.metrics.render()
+        text = state.metrics.render() + state.task_rewards.exposition()
         counters = getattr(state.manager, "monitor_counters", None)
         if counters is not None:  # reward-hacking monitors (reward.monitors): flags counted per monitor
             text += counters.exposition()

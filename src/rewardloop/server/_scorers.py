@@ -20,12 +20,11 @@ __all__ = ["build_manager"]
 
 
 def build_manager(server: ServerConfig, reward: RewardConfig) -> Any:
-    """The service's manager: ``RewardManager.from_config(reward)``, isolating a sync custom function."""
-    from ..managers import RewardManager, custom_function_scorer
+    """The service's manager: the one builder, ``RewardManager.from_config(reward)``, isolating a sync custom
+    function unless ``server.isolate_custom_function`` is false (then it runs in threads)."""
+    from ..managers import RewardManager
 
-    # loads (and so checks) the function now; isolate_custom_function=False keeps it in threads
-    scorer = custom_function_scorer(reward, process=server.isolate_custom_function)
-    manager = RewardManager.from_config(reward, scorer=scorer)
+    manager = RewardManager.from_config(reward, isolate_custom_function=server.isolate_custom_function)
     refuse = getattr(manager.runner, "refuse_gathering", None)
     if server.workers > 1 and refuse is not None:
         # the kernel spreads requests over the worker processes, so a group's later members may reach

@@ -55,6 +55,7 @@ class Explanation:
             f"scorer         {self.scorer}",
             f"verdict        {value}  (status: {self.status})",
             f"stage          {self.stage or '-'}" + (f"  ({self.reason})" if self.reason else ""),
+            *([f"rule           {self.info['rule']}"] if self.info.get("rule") else []),
             f"ground truth   {_short(repr(self.ground_truth))}",
             f"response       {_short(repr(_tail(self.response)))}",
         ]
@@ -81,7 +82,7 @@ class Explanation:
 
 _SHOWN = {
     "stage", "extracted", "gold_normalized", "pred_normalized", "timings_ms", "reason", "error", "method",
-    "per_answer",
+    "per_answer", "rule",
 }  # fmt: skip
 
 

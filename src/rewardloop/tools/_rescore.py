@@ -56,7 +56,28 @@ def _kind(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
 
 
 def _producer(row: Mapping[str, Any]) -> str:
+    if row.get("scorer") is None:  # failed before any scorer saw it (e.g. invalid input)
+        return f"no scorer ({row.get('status')})"
     return f"{row.get('scorer')} [{row.get('scorer_fingerprint')}] rewardloop {row.get('rewardloop_version')}"
+
+
+_ANSWER_KEYS = ("extracted", "pred", "answer", "extracted_answer")
+
+
+def _answer(row: Mapping[str, Any]) -> Any:
+    """The answer the scorer extracted (its ``extracted`` / ``pred`` info or metric), None when it keeps none."""
+    for part in ("info", "metrics"):
+        values = row.get(part)
+        if isinstance(values, Mapping):
+            for key in _ANSWER_KEYS:
+                if values.get(key) is not None:
+                    return values[key]
+    return None
+
+
+def _gold(row: Mapping[str, Any]) -> Any:
+    rm = row.get("reward_model")
+    return rm.get("ground_truth") if isinstance(rm, Mapping) else None
 
 
 def _clip(text: Any, n: int = 160) -> str:
@@ -119,6 +140,10 @@ class RescoreReport:
                     f"{ex['new']['status']} {ex['new']['score']}"
                     + (f"  ({ex['new']['error']})" if ex["new"].get("error") else "")
                 )
+                lines.append(
+                    f"      gold: {_clip(ex.get('gold'), 60)}; answer before: {_clip(ex.get('answer_before'), 60)}"
+                    f"; now: {_clip(ex.get('answer_now'), 60)}"
+                )
                 lines.append(f"      response: {ex['response']}")
         return "\n".join(lines)
 
@@ -136,25 +161,43 @@ def compare_scored(
             f"compare_scored needs the same rows on both sides, got {len(old_rows)} and {len(new_rows)}"
         )
     counts = dict.fromkeys(FLIP_KINDS, 0)
-    kept: dict[str, list[dict[str, Any]]] = {k: [] for k in FLIP_KINDS if k != "unchanged"}
+    candidates: dict[str, list[int]] = {k: [] for k in FLIP_KINDS if k != "unchanged"}
     old_by, new_by = Counter(), Counter()
     for i, (old, new) in enumerate(zip(old_rows, new_rows, strict=True)):
         kind = _kind(old, new)
         counts[kind] += 1
         old_by[_producer(old)] += 1
         new_by[_producer(new)] += 1
-        if kind in kept and len(kept[kind]) < examples:
-            kept[kind].append(
-                {
-                    "index": i,
-                    "data_source": old.get("data_source"),
-                    "old": {
-                        k: old.get(k) for k in ("score", "status", "error", "scorer", "scorer_fingerprint")
-                    },
-                    "new": {
-                        k: new.get(k) for k in ("score", "status", "error", "scorer", "scorer_fingerprint")
-                    },
-                    "response": _clip(old.get(response_key)),
-                }
-            )
+        if kind in candidates:
+            candidates[kind].append(i)
+    kept = {
+        kind: [_example(i, old_rows[i], new_rows[i], response_key) for i in _spread(rows, old_rows, examples)]
+        for kind, rows in candidates.items()
+    }
     return RescoreReport(len(old_rows), counts, kept, dict(old_by), dict(new_by))
+
+
+def _spread(indices: Sequence[int], rows: Sequence[Mapping[str, Any]], n: int) -> list[int]:
+    """Up to ``n`` of ``indices``, one per prompt group first (five flips of one prompt say less than five
+    prompts' flips), in file order."""
+    seen: set[Any] = set()
+    first, rest = [], []
+    for i in indices:
+        group = rows[i].get("group_id", i)
+        (rest if group in seen else first).append(i)
+        seen.add(group)
+    return sorted((first + rest)[:n])
+
+
+def _example(i: int, old: Mapping[str, Any], new: Mapping[str, Any], response_key: str) -> dict[str, Any]:
+    fields = ("score", "status", "error", "scorer", "scorer_fingerprint")
+    return {
+        "index": i,
+        "data_source": old.get("data_source"),
+        "old": {k: old.get(k) for k in fields},
+        "new": {k: new.get(k) for k in fields},
+        "gold": _gold(old),
+        "answer_before": _answer(old),
+        "answer_now": _answer(new),
+        "response": _clip(old.get(response_key)),
+    }

@@ -83,6 +83,41 @@ def _nested(value: Any, field: str) -> Any:
     return value
 
 
+def response_text(value: Any, field: str = "response") -> str:
+    """The text to score: a string, or a chat (a list of ``{role, content}`` messages, TRL's conversational
+    format: the last ``assistant`` message; text content parts are joined). Anything else raises
+    :class:`InvalidSampleError` saying what was found and what is allowed."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        if not value:
+            raise InvalidSampleError(f"{field!r} is an empty list: no response to score")
+        if all(isinstance(m, Mapping) for m in value):
+            assistant = [m for m in value if m.get("role") == "assistant"]
+            if not assistant:
+                roles = sorted({str(m.get("role")) for m in value})
+                raise InvalidSampleError(
+                    f"{field!r} is a chat without an assistant message (roles: {', '.join(roles)})"
+                )
+            return _content_text(assistant[-1].get("content"), field)
+    raise InvalidSampleError(
+        f"{field!r} must be a string, a list of strings (n responses) or a chat (a list of role/content "
+        f"messages), got {type(value).__name__}"
+    )
+
+
+def _content_text(content: Any, field: str) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list | tuple):  # multimodal content parts: the text ones
+        return "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+        )
+    raise InvalidSampleError(
+        f"{field!r}: an assistant message's content must be text, got {type(content).__name__}"
+    )
+
+
 def sample_from_row(row: Mapping[str, Any], response_key: str = "response") -> Sample:
     """Build a :class:`Sample` from a row in verl's dataset layout plus a response column.
 
@@ -96,9 +131,7 @@ def sample_from_row(row: Mapping[str, Any], response_key: str = "response") -> S
         raise InvalidSampleError(
             f"row has no {response_key!r} field (pick the response column with --response-key); fields: {present}"
         )
-    response = row[response_key]
-    if not isinstance(response, str):
-        raise InvalidSampleError(f"{response_key!r} must be a string, got {type(response).__name__}")
+    response = response_text(row[response_key], response_key)
     data_source = row.get("data_source")
     if not isinstance(data_source, str) or not data_source:
         raise InvalidSampleError(

@@ -431,7 +431,8 @@ def reward_tensor(data: Any, rewards: Sequence[float], lengths: Sequence[int]) -
     n_empty = int(empty.sum())
     if n_empty:
         logger.warning(
-            "%d response(s) without any generated token received no reward (row left at 0)", n_empty
+            "%d response(s) without any generated token: reward written to the row's last column (as verl)",
+            n_empty,
         )
     return out
 

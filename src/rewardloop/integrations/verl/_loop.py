@@ -93,6 +93,8 @@ def load_reward_manager(
         kwargs.setdefault("runner_config", dict(cfg.runner))  # the classic path honours reward.runner too
     if _is_ours(cls) and cfg.extra_info_keys:
         kwargs.setdefault("extra_info_keys", dict(cfg.extra_info_keys))
+    if _is_ours(cls):  # the one builder: components, routes and monitors are applied, not dropped
+        kwargs.setdefault("reward_config", cfg)
     return cls(tokenizer=tokenizer, num_examine=num_examine or 0, compute_score=compute_score, **kwargs)
 
 

@@ -19,15 +19,18 @@ verl (no silent zeros, no mutated inputs, reward on the last generated token) ar
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import dataclasses
 import functools
 import inspect
 import logging
+import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from ... import _summary
 from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
 from ...managers import OverlongPenalty, RewardManager, custom_function_scorer, response_lengths
@@ -208,6 +211,7 @@ class _Core:
         num_examine: int = 0,
         extra_info_keys: Mapping[str, str] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        infer_keys: bool = True,
     ) -> None:
         if tokenizer is None:
             raise TypeError("a reward manager needs the tokenizer that decodes the responses (got None)")
@@ -224,7 +228,11 @@ class _Core:
         self.num_examine = num_examine
         self.on_error = float(on_error)
         declared = {k: _KINDS[v] for k, v in (extra_info_keys or {}).items()}
-        self.schema = ExtraInfoSchema({**declared, **declared_metrics(manager)}, fill_number=self.on_error)
+        inferred = declared_metrics(manager, infer_keys=infer_keys)
+        self.schema = ExtraInfoSchema({**declared, **inferred}, fill_number=self.on_error)
+        # verl keeps every dict key of run_single's result; keys not read from the source are learned from the
+        # first result that has any (reward.infer_extra_info_keys: false keeps to the declared keys only)
+        self.learn_first = infer_keys
         self.metadata = dict(metadata or {})
         self._examined: dict[str, int] = {}
 
@@ -284,7 +292,15 @@ class _Core:
             score = await self.manager.ascore_one(rows.samples[0], rows.lengths[0])
         batch = ScoreBatch.from_scores([score], on_error=self.on_error)
         self._log_failures(batch)
-        rewards, results = self.pack(rows, batch, learn=False)
+        learn = self.learn_first and score.ok and any(k not in self.schema.kinds for k in score.metrics)
+        if learn:
+            self.learn_first = False
+            logger.info(
+                "reward_extra_info keys %s learned from the first result; declare them in "
+                "reward.extra_info_keys so every worker carries them",
+                sorted(k for k in score.metrics if k not in self.schema.kinds),
+            )
+        rewards, results = self.pack(rows, batch, learn=learn)
         return {"reward_score": rewards[0], "reward_extra_info": results[0]}
 
     def _log_failures(self, batch: ScoreBatch) -> None:
@@ -297,7 +313,7 @@ class _Core:
                 len(batch),
                 failed,
                 self.on_error,
-                first.info.get("error"),
+                _summary.short_error(first.info.get("error")),
             )
 
     def _examine(self, rows: ReadBatch, rewards: Sequence[float]) -> None:
@@ -319,9 +335,10 @@ class _Core:
         self.manager.close()
 
 
-def declared_metrics(manager: RewardManager) -> dict[str, type]:
+def declared_metrics(manager: RewardManager, *, infer_keys: bool = True) -> dict[str, type]:
     """The typed metric keys of every scorer ``manager`` can use (its scorer, or every routed one) and of
-    its shapers: the static part of its extra-info schema."""
+    its shapers: the static part of its extra-info schema. ``infer_keys``: a custom function's keys are read
+    from the dict literals it returns (:func:`returned_dict_keys`)."""
     scorers: list[Scorer] = []
     if manager.scorer is not None:
         scorers.append(manager.scorer)
@@ -335,16 +352,92 @@ def declared_metrics(manager: RewardManager) -> dict[str, type]:
                 Exception
             ) as exc:  # a plug-in route whose scorer cannot be built: scored later, or fails then
                 logger.debug("route %s: %s", route.pattern, exc)
+        for route in getattr(manager.router, "routes", ()):  # the config's own routes (reward.routes)
+            try:
+                scorers.append(manager.router.resolve(route["task"]))
+            except Exception as exc:
+                logger.debug("route %s: %s", route["task"], exc)
     declared: dict[str, type] = {}
     for scorer in scorers:
         for key, kind in scorer_metric_types(scorer).items():
             declared.setdefault(key, kind)
+        if infer_keys and isinstance(scorer, CustomFunctionScorer):  # verl keeps a custom function's keys
+            for key, kind in returned_dict_keys(scorer.fn).items():
+                declared.setdefault(key, kind)
     for shaper in manager.shapers:
         declared.update(getattr(shaper, "metric_types", None) or {})
     monitors = getattr(manager, "monitors", None)
     if monitors is not None:  # one bool column per monitor, and monitor/any, on every sample
         declared.update({f"monitor/{name}": bool for name in (*monitors.names, "any")})
     return declared
+
+
+_BOOL_NODES = (ast.Compare, ast.BoolOp)
+
+
+def returned_dict_keys(fn: Any) -> dict[str, type]:
+    """The keys (other than ``score``) of the dict literals ``fn`` returns, typed from their values: what a
+    custom function will put into ``reward_extra_info`` (read with ``ast`` from its source, never run).
+
+    A value's type is read from a constant, a comparison or ``not`` (bool), an f-string (str), arithmetic on
+    numbers (float), or a local name assigned one of those; anything else is ``object`` (kept as returned).
+    A function whose source cannot be read, or that builds its dict at run time, gives ``{}`` (its keys are
+    then learned from its first result; see :class:`_Core`).
+    """
+    tree = _function_ast(fn)
+    if tree is None:
+        return {}
+    local: dict[str, type] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            kind = _literal_kind(node.value, local)
+            local[node.targets[0].id] = kind if node.targets[0].id not in local else object
+    keys: dict[str, type] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
+            for key, value in zip(node.value.keys, node.value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value != "score":
+                    kind = _literal_kind(value, local)
+                    keys[key.value] = kind if keys.get(key.value, kind) is kind else object
+    return keys
+
+
+def _function_ast(fn: Any) -> ast.AST | None:
+    for _ in range(4):  # unwrap PathFunction (_fn), functools.wraps (__wrapped__), partial (func)
+        inner = getattr(fn, "_fn", None) or getattr(fn, "__wrapped__", None) or getattr(fn, "func", None)
+        if inner is None or inner is fn:
+            break
+        fn = inner
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        return ast.parse(source)
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+
+
+def _literal_kind(node: ast.AST, local: Mapping[str, type]) -> type:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool):
+            return bool
+        if isinstance(value, int | float):
+            return float
+        if isinstance(value, str):
+            return str
+        return object
+    if isinstance(node, _BOOL_NODES) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return bool
+    if isinstance(node, ast.JoinedStr):
+        return str
+    if isinstance(node, ast.IfExp):
+        a, b = _literal_kind(node.body, local), _literal_kind(node.orelse, local)
+        return a if a is b else object
+    if isinstance(node, ast.BinOp | ast.UnaryOp):
+        operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.operand]
+        return float if all(_literal_kind(x, local) is float for x in operands) else object
+    if isinstance(node, ast.Name):
+        return local.get(node.id, object)
+    return object
 
 
 def _from_rm_scores(data: Any, return_dict: bool) -> Any:
@@ -420,13 +513,23 @@ class _Classic(AbstractRewardManager):
         runner_config: Mapping[str, Any] | None = None,
         compute_score_timeout: float | None = None,
         extra_info_keys: Mapping[str, str] | None = None,
+        reward_config: Any = None,
         **kwargs: Any,
     ) -> None:
         settings = dict(runner_config or {})
         if compute_score_timeout:
             settings.setdefault("timeout_s", float(compute_score_timeout))
         scorer, shapers = self._compose(compute_score, kwargs)
-        manager = RewardManager(scorer, runner=runner, runner_config=settings, shapers=shapers)
+        if reward_config is None:
+            manager = RewardManager(scorer, runner=runner, runner_config=settings, shapers=shapers)
+        else:  # verl's classic loader with a reward config: the one builder (components, routes, monitors)
+            from ...execution import Runner
+
+            owns = runner is None
+            runner = Runner(settings) if owns else runner
+            manager = RewardManager.from_config(reward_config, scorer=scorer, runner=runner, shaping=False)
+            manager.shapers = tuple(shapers)  # this manager's own (DAPO's overlong penalty from its kwargs)
+            manager._owns_runner = owns
         self.core = _Core(
             manager,
             tokenizer,
@@ -561,6 +664,7 @@ class _Loop(RewardManagerBase):
             num_examine=num_examine,
             extra_info_keys=cfg.extra_info_keys,
             metadata=self._metadata(config),
+            infer_keys=cfg.infer_extra_info_keys,
         )
 
     def _metadata(self, config: Any) -> dict[str, Any]:
