@@ -1325,7 +1325,7 @@ def _question(sample: Sample) -> str | None:
     question = sample.metadata.get("question") if isinstance(sample.metadata, Mapping) else None
     if isinstance(question, str) and question.strip():
         return question
-    from ..models._templates import question_of
+    from ..clients import question_of
 
     text = question_of(sample)
     return text or None
