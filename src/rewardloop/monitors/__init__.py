@@ -9,7 +9,7 @@ one bool per sample), ``log_metrics()`` / ``log_to(log_metric)`` for TRL and oth
 
 from __future__ import annotations
 
-from ._base import Flag, Monitor, MonitorCounters, MonitorReport, MonitorSuite
+from ._base import Flag, Monitor, MonitorCounters, MonitorReport
 from ._code import CodeTrickMonitor, code_blocks, find_code_tricks
 from ._monitors import (
     CompressionMonitor,
@@ -25,6 +25,7 @@ from ._monitors import (
     final_answers,
     prompt_text,
 )
+from ._suite import MonitorSuite
 
 __all__ = [
     "CodeTrickMonitor",
