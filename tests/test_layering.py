@@ -47,16 +47,9 @@ ALLOWED = {
     # config parses reward.runner with RunnerConfig's own checks (one place for them), imported lazily
     ("config", "rewardloop.execution"),
 }
-# private modules another package may still import, each with its reason (each is one name the owning
-# package's facade does not export yet)
-ALLOWED_PRIVATE = {
-    ("cli", "rewardloop.tools._report"),  # _dotted, a private helper the audit command shares
-    ("cli", "rewardloop.workbench._prepare"),  # get_spec: the prepare command's dataset table
-    ("cli", "rewardloop.models._serving"),  # KEEP_ALIVE_S, the router command's default
-    ("cli", "rewardloop.server._config"),  # ENV_TOKEN and load_run_code_limits of the serve commands
-    ("integrations", "rewardloop.managers._composite"),  # with_group_size for verl's rollout.n
-    ("monitors", "rewardloop.scorers._latex"),  # the brace matcher one monitor reuses
-}
+# private modules another package may still import, each with its reason: none, every name another package
+# needs is in its owner's facade
+ALLOWED_PRIVATE: set[tuple[str, str]] = set()
 
 
 def _part(module: str) -> str | None:

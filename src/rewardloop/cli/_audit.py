@@ -45,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InvalidSampleError
     from ..execution import Runner
     from ..integrations.verl import sample_from_row
-    from ..tools import audit
-    from ..tools._report import _dotted
+    from ..tools import audit, dotted_field
     from ._explain import build_scorer
 
     if len(args.scorer) > 2:
@@ -64,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             skipped += 1
             continue
         if args.labels is not None:
-            labels.append(_dotted(row, args.labels))
+            labels.append(dotted_field(row, args.labels))
     if not samples:
         raise ConfigError(f"no usable rows in {args.data!r} ({skipped} rows skipped as invalid)")
     options: dict[str, Any] = {"workers": args.workers, "on_error": None}

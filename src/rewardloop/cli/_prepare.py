@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import ConfigError
-    from ..workbench._prepare import get_spec, prepare
+    from ..workbench import get_spec, prepare
 
     spec = get_spec(args.dataset)
     template = args.template

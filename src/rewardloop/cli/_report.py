@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .._io import read_rows
     from ..errors import ConfigError
-    from ..tools._report import build_comparison, build_report
+    from ..tools import build_comparison, build_report
     from ._score import DEFAULT_RESPONSE_KEY, stored_setting, write_text
 
     if len(args.scored) > 2:

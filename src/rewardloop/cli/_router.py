@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         router = Router(args.worker, config)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
-    from ..models._serving import KEEP_ALIVE_S
+    from ..models import KEEP_ALIVE_S
 
     app = create_app(router)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S)

@@ -39,7 +39,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
-    from ..server._config import ENV_TOKEN, is_loopback, load_service_config
+    from ..server import ENV_TOKEN, is_loopback, load_service_config
 
     server, reward = load_service_config(args.config)
     token = args.token or os.environ.get(ENV_TOKEN) or None

@@ -156,7 +156,7 @@ def _serve(args: argparse.Namespace) -> int:
 
         raise MissingExtraError(exc.name or "fastapi", "server") from exc
     from ..errors import ConfigError
-    from ..server._config import ENV_TOKEN, is_loopback, load_run_code_limits
+    from ..server import ENV_TOKEN, is_loopback, load_run_code_limits
 
     token = args.token or os.environ.get(ENV_TOKEN) or None
     if not is_loopback(args.host) and not token:

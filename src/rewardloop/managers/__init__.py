@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ._batch import RolloutBatch, RolloutItem
-from ._composite import Component, Composite
+from ._composite import Component, Composite, with_group_size
 from ._manager import (
     RewardManager,
     Router,
@@ -36,4 +36,5 @@ __all__ = [
     "response_lengths",
     "runner_config_from",
     "runner_from_config",
+    "with_group_size",
 ]

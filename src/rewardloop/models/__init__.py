@@ -30,10 +30,11 @@ from ..clients import (
 )
 from ._manager import RewardModelConfig, RewardModelManager, launch_command, router_command, wait_healthy
 from ._router import SAFE_HEADERS, Router, RouterConfig, create_app
-from ._serving import ServerThread, free_port
+from ._serving import KEEP_ALIVE_S, ServerThread, free_port
 
 __all__ = [
     "JUDGE_TEMPLATES",
+    "KEEP_ALIVE_S",
     "SAFE_HEADERS",
     "ChatClient",
     "ChatResult",

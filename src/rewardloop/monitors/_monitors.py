@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
-from ..scorers._latex import _all_closers
+from ..scorers import all_closers
 from ..shaping import ngram_repetition
 from ..types import Sample, Score
 from ._answers import (
@@ -63,7 +63,7 @@ def _boxes(text: str) -> list[tuple[str, str]]:
     prev = 0
     for m in _BOX.finditer(text):
         if closers is None:
-            closers = _all_closers(text)
+            closers = all_closers(text)
         close = closers.get(m.end() - 1)
         if close is not None:
             out.append((text[m.end() : close], text[prev : m.start()]))

@@ -28,6 +28,7 @@ __all__ = [
     "Route",
     "RouteTable",
     "Scorer",
+    "all_closers",
     "as_scorer",
     "build_scorer",
     "coerce_score",
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "all_closers": "._latex",
     **dict.fromkeys(("Execution", "FunctionScorer", "Scorer", "as_scorer", "coerce_score"), "._base"),
     **dict.fromkeys(
         (
@@ -89,6 +91,7 @@ if TYPE_CHECKING:
         shippable,
     )
     from ._group import GROUP_MODES, GroupRelative, GroupScorer, ListwiseJudge, PairwiseJudge
+    from ._latex import all_closers
     from ._registry import (
         ROUTES,
         SCORERS,

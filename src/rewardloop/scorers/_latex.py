@@ -52,7 +52,7 @@ def find_last_boxed(text: str, commands: tuple[str, ...] = _BOX_COMMANDS) -> tup
             pos = start
             tries += 1
             if tries == 2 and closers is None:
-                closers = _all_closers(text)
+                closers = all_closers(text)
             found = _box_at(text, start, cmd, closers)
             if found is not None:
                 if best is None or found[0] > best[0]:
@@ -61,7 +61,7 @@ def find_last_boxed(text: str, commands: tuple[str, ...] = _BOX_COMMANDS) -> tup
     return best
 
 
-def _all_closers(text: str) -> dict[int, int]:
+def all_closers(text: str) -> dict[int, int]:
     """Map of every ``{`` index to its closing ``}`` index, in one pass."""
     stack: list[int] = []
     closers: dict[int, int] = {}

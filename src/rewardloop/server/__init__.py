@@ -14,9 +14,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._config import RunCodeLimits, ServerConfig, is_loopback, load_service_config
+from ._config import (
+    ENV_TOKEN,
+    RunCodeLimits,
+    ServerConfig,
+    is_loopback,
+    load_run_code_limits,
+    load_service_config,
+)
 
-__all__ = ["RunCodeLimits", "ServerConfig", "create_app", "is_loopback", "load_service_config", "serve"]
+__all__ = [
+    "ENV_TOKEN",
+    "RunCodeLimits",
+    "ServerConfig",
+    "create_app",
+    "is_loopback",
+    "load_run_code_limits",
+    "load_service_config",
+    "serve",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,7 @@ Importing this package is cheap; scoring and plotting libraries load on first us
 
 from ._audit import AuditReport, Disagreement, audit, label_value, verdict_of
 from ._explain import Explanation, explain, explanation_from_score
-from ._report import ReportData, build_report, report_data
+from ._report import ReportData, build_comparison, build_report, dotted_field, report_data
 from ._rescore import RescoreReport, compare_scored
 
 __all__ = [
@@ -24,8 +24,10 @@ __all__ = [
     "ReportData",
     "RescoreReport",
     "audit",
+    "build_comparison",
     "build_report",
     "compare_scored",
+    "dotted_field",
     "explain",
     "explanation_from_score",
     "label_value",

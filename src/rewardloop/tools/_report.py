@@ -92,7 +92,7 @@ class ReportData:
     gold: list[Any] = field(default_factory=list)
 
 
-def _dotted(row: Mapping[str, Any], path: str) -> Any:
+def dotted_field(row: Mapping[str, Any], path: str) -> Any:
     value: Any = row
     for part in path.split("."):
         if isinstance(value, str) and value.startswith("{"):
@@ -139,7 +139,7 @@ def report_data(
         correct = correct_of(status == "ok", reward, metrics, info)
         response = row.get(response_key)
         data.task.append(str(row.get("data_source", "(none)")))
-        group = _dotted(row, group_by)
+        group = dotted_field(row, group_by)
         data.group.append("(none)" if group is None else str(group))
         data.reward.append(reward)
         data.status.append(status)

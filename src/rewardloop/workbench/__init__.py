@@ -19,6 +19,7 @@ __all__ = [
     "DatasetSpec",
     "check_dataset",
     "convert_rows",
+    "get_spec",
     "prepare",
     "read_table",
     "reference_responses",
@@ -29,6 +30,7 @@ _LAZY = {
     "DatasetSpec": "._prepare",
     "convert_rows": "._prepare",
     "prepare": "._prepare",
+    "get_spec": "._prepare",
     "read_table": "._prepare",
     "CheckReport": "._check",
     "CheckResult": "._check",
@@ -38,7 +40,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._check import CheckReport, CheckResult, check_dataset, reference_responses
-    from ._prepare import DATASETS, DatasetSpec, convert_rows, prepare, read_table
+    from ._prepare import DATASETS, DatasetSpec, convert_rows, get_spec, prepare, read_table
 
 
 def __getattr__(name: str) -> Any:

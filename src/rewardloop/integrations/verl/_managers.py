@@ -33,8 +33,13 @@ from typing import Any, ClassVar
 from ... import _summary
 from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
-from ...managers import OverlongPenalty, RewardManager, custom_function_scorer, response_lengths
-from ...managers._composite import with_group_size
+from ...managers import (
+    OverlongPenalty,
+    RewardManager,
+    custom_function_scorer,
+    response_lengths,
+    with_group_size,
+)
 from ...scorers import CustomFunctionScorer, Scorer, coerce_score
 from ...types import Sample, Score, ScoreBatch, Status
 from ._compute import config_path
