@@ -72,12 +72,16 @@ from ._equiv_extract import (
 )
 from ._equiv_norm import (
     Node,
+    Unit,
+    answer_unit,
+    asked_units,
     exact_number,
     float_value,
     normalize,
     parse_structure,
     solve_inequality,
     split_top,
+    unit_conflict,
 )
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
@@ -187,6 +191,10 @@ def judge(
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    mismatch = _unit_mismatch(found, answers, golds, prompt)
+    if mismatch:
+        verdict.value, verdict.stage, verdict.rule, verdict.reason = 0.0, "unit", "unit_mismatch", mismatch
+        return verdict
     if prompt is not None and any("=" in a for a in answers):
         answers = [_asked_quantity(a, prompt, golds) for a in answers]
     if len(answers) == 1 and _exact(answers[0], golds):
@@ -206,6 +214,30 @@ def judge(
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
+    """Why a final answer's unit contradicts the unit the gold or the question asks for ("" if none does):
+    see :func:`unit_conflict`. A unit word right after a box (``$\\boxed{30}$ radians``) is the box's."""
+    gold_units: list[Unit | None] | None = None
+    asked: list[Unit] | None = None
+    for a in answers:
+        after = ""
+        if found.method == "boxed" and found.spans:
+            for cand, span in zip(found.answers[::-1], found.spans[::-1], strict=True):
+                if cand == a:
+                    after = found.text[span[1] : span[1] + 40]
+                    break
+        unit = answer_unit(a, after)
+        if unit is None:
+            continue
+        if gold_units is None:
+            gold_units = [answer_unit(g) for g in golds]
+            asked = asked_units(_prompt_text(prompt)) if prompt is not None else []
+        why = unit_conflict(unit, gold_units, asked or [])
+        if why:
+            return why
+    return ""
 
 
 def _drop_copied(found: Any, prompt: object) -> Any:
