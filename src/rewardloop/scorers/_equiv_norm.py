@@ -132,6 +132,8 @@ def _normalize(text: str) -> str:
     if "phantom" in s:  # "\\hphantom{7}5": space the size of 7, nothing shown
         s = _PHANTOM_GROUP.sub(" ", s)
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
+    if _SPACED_DIGITS.search(s):
+        s = _SPACED_DIGITS.sub(_spaced_digits, s)
     for token in _DROP:
         s = s.replace(token, " ")
     if "\\(" in s or "\\)" in s:  # "\\(x = 5\\) and \\(x = -2\\)": inline-math delimiters inside an answer
@@ -168,18 +170,67 @@ def _normalize(text: str) -> str:
     return compact
 
 
+_DIGIT_SPACE = r"(?:\s|\\quad|\\qquad|\\[,;: ]|~)+"
+# digits separated by spacing, not part of a decimal, a fraction, or a mixed number ("3 1/2")
+_SPACED_DIGITS = re.compile(rf"(?<![\d.,/])\d+(?:{_DIGIT_SPACE}\d+)+(?![\d.,/])")
+_GROUPED = re.compile(rf"^\d{{1,3}}(?:{_DIGIT_SPACE}\d{{3}})+$")
+
+
+def _spaced_digits(m: re.Match[str]) -> str:
+    """``1\\,000`` and ``12 345`` are one number (a thousands grouping); ``2\\quad 3`` is two (``2,3``)."""
+    text = m.group(0)
+    if _GROUPED.match(text):
+        return re.sub(_DIGIT_SPACE, "", text)
+    return re.sub(_DIGIT_SPACE, ",", text)
+
+
 def _fold_digits(text: str) -> str:
     """Digits of other forms as ASCII digits when they are the same glyph (full-width ``５``, styled ``𝟓``:
     their NFKC form is the ASCII digit); digits of other scripts (Arabic-Indic ``٥``, Devanagari ``५`` ...)
     as a ``\\scriptdigit{}`` token that equals only itself: Python reads them as numbers, a reader does not."""
     out = []
+    script = ""  # the open superscript ("^") or subscript ("_") run
     for ch in text:
+        mark = "^" if ch in _SUPERSCRIPTS else "_" if ch in _SUBSCRIPTS else ""
+        if mark != script:
+            if script:
+                out.append("}")
+            if mark:
+                out.append(mark + "{")
+            script = mark
+        if mark:  # "2⁵" is 2^{5}, "101₂" is 101_{2}: never the digits run together
+            out.append(unicodedata.normalize("NFKC", ch).replace("\u2212", "-"))
+            continue
         if ch.isascii() or not ch.isdigit():
             out.append(ch)
             continue
         folded = unicodedata.normalize("NFKC", ch)
         out.append(folded if folded.isascii() else f"\\scriptdigit{{U{ord(ch):04X}}}")
+    if script:
+        out.append("}")
     return "".join(out)
+
+
+_SUPERSCRIPTS = frozenset(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207a\u207b\u207d\u207e"
+)
+_SUBSCRIPTS = frozenset("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u208a\u208b")
+_BASE_NUMERAL = re.compile(r"^(\d[0-9A-Za-z]*)_\{?(\d{1,2})\}?$")
+
+
+def base_numeral(norm: str) -> tuple[str, int, int | None] | None:
+    """A numeral with a numeric subscript (``1010_2``, ``12_{3}``) as (digits, base, value in that base; None
+    when its digits are not digits of that base), else None."""
+    m = _BASE_NUMERAL.match(norm)
+    if m is None:
+        return None
+    digits, base = m.group(1), int(m.group(2))
+    if not 2 <= base <= 36:
+        return digits, base, None
+    try:
+        return digits, base, int(digits, base)
+    except ValueError:
+        return digits, base, None
 
 
 def _or_and(s: str) -> str:

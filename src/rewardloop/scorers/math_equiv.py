@@ -75,6 +75,7 @@ from ._equiv_norm import (
     Unit,
     answer_unit,
     asked_units,
+    base_numeral,
     exact_number,
     float_value,
     normalize,
@@ -205,11 +206,12 @@ def judge(
         answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
     pred_norm = [normalize(a) for a in answers]
     asked = _asks_percent(prompt)
+    bases = _asks_bases(prompt)
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked)
+        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked, bases)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
@@ -367,9 +369,14 @@ def _one_answer(
     symbolic: bool,
     clock: _Clock,
     asked: bool | None = None,
+    bases: frozenset[int] = frozenset(),
 ) -> tuple[bool | None, str]:
     if _exact(raw, golds):
         return True, "exact"
+    if "_" in norm or any("_" in g for g in gold_norm):
+        based = _base_equal(norm, gold_norm, bases)
+        if based is not None:
+            return based, "structured"
     p_pct = "%" in raw or "ercent" in raw or "pct" in raw
     p_pct = p_pct and bool(_PERCENT_SIGN.search(raw))
     for graw, g in zip(golds, gold_norm, strict=True):
@@ -403,6 +410,41 @@ def _one_answer(
 
 
 _PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b|\bpct\b")
+_ASKS_BASE = re.compile(r"\bbase[\s-]*(\d{1,2})\b|_\{?(\d{1,2})\}?(?![\d}])", re.IGNORECASE)
+
+
+def _asks_bases(prompt: object) -> frozenset[int]:
+    """The bases a question names ("in base 3", "base-6", a numeral ``2343_6``)."""
+    if prompt is None:
+        return frozenset()
+    return frozenset(int(a or b) for a, b in _ASKS_BASE.findall(_prompt_text(prompt)[-4000:]))
+
+
+def _base_equal(norm: str, gold_norm: Sequence[str], bases: frozenset[int]) -> bool | None:
+    """A numeral with a numeric subscript is a numeral in that base (``12_{3}`` is 5, never 12): two such
+    numerals are equal when their values are; a gold ``1010_2`` is answered by its digits ``1010``; an
+    answer ``101_2`` answers the gold ``5``, and the gold ``101`` only when the question names base 2. None
+    when neither side is such a numeral."""
+    p = base_numeral(norm)
+    decided = False
+    for g in gold_norm:
+        gb = base_numeral(g)
+        if p is None and gb is None:
+            continue
+        decided = True
+        if p is not None and gb is not None:
+            if p[2] is not None and p[2] == gb[2]:
+                return True
+        elif gb is not None:
+            if norm == gb[0]:
+                return True
+        elif p is not None:
+            value = exact_number(g)
+            if p[2] is not None and value is not None and value == p[2]:
+                return True
+            if g == p[0] and p[1] in bases:
+                return True
+    return False if decided else None
 
 
 def _node_pairs(
@@ -423,11 +465,14 @@ def _node_pairs(
     for graw, g in zip(golds, gold_norm, strict=True):
         choice = _is_choice(g)
         gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+        g_pct = bool(_PERCENT_SIGN.search(graw))
         if _percent_as_written(graw, g, asked, p_pct):
             pairs.append((gnode, pnode))
+        if p_pct and g_pct:
+            continue  # both percentages: as written only (``1200\\%`` is not ``12\\%``)
         if p_pct and pnode.kind == "number":
             pairs.append((gnode, _hundredths(pnode)))
-        if gnode.kind == "number" and _PERCENT_SIGN.search(graw):
+        if gnode.kind == "number" and g_pct:
             pairs.append((_hundredths(gnode), pnode))
     return pairs
 
