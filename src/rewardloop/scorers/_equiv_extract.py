@@ -127,7 +127,7 @@ def extract_answers(response: str) -> Extraction:
     text = response[-MAX_RESPONSE_CHARS:]
     if _MAY_HIDE.search(text):
         text = _hide_invisible(text)
-    boxes = _all_boxes(text)
+    boxes = _all_boxes(text, stop_at_unclosed=True)
     if boxes:
         # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": the tags are answers (all of them:
         # "<answer>\\boxed{3}</answer><answer>4</answer>" is a hedge)
@@ -180,7 +180,7 @@ def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]])
 # what a reader never sees, and answers the response itself denies
 
 _MAY_HIDE = re.compile(
-    r"<!--|\\iffalse|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
+    r"<!--|\\iffalse|\\iftrue|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
     r"|cancel|\\sout|\\st\b|~~|<(?:del|s|strike)>"
 )
 _HIDDEN = re.compile(
@@ -198,6 +198,12 @@ _INVISIBLE_GROUP = re.compile(
     r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\}|[bx]?cancel|sout|st|xout)\s*(?=\{)"
 )
 _COLOR_SWITCH = re.compile(r"\\color\s*\{\s*(?:white|transparent)\s*\}")
+# the \\else branch of \\iftrue is never shown: "\\iftrue The answer is 7. \\else \\boxed{5} \\fi"
+_IFTRUE_ELSE = re.compile(
+    r"\\iftrue(?![A-Za-z])(?:(?!\\else(?![A-Za-z])|\\fi(?![A-Za-z])).){0,4000}?"
+    r"(\\else(?![A-Za-z])(?:(?!\\fi(?![A-Za-z])).){0,4000})",
+    re.DOTALL,
+)
 
 
 def _hide_invisible(text: str) -> str:
@@ -211,6 +217,8 @@ def _hide_invisible(text: str) -> str:
         if m.group().startswith(("%", "~~")) and not _BOX_START.search(m.group()):
             continue  # a "%" or a strike-through that holds no box: leave the text alone
         spans.append((m.start(), m.end()))
+    if "\\iftrue" in text:
+        spans.extend((m.start(1), m.end(1)) for m in _IFTRUE_ELSE.finditer(text))
     groups = list(_INVISIBLE_GROUP.finditer(text))
     if groups:
         closers = _closers(text)
@@ -299,9 +307,20 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
 
 
 def _box_denied(text: str, span: tuple[int, int]) -> bool:
-    return bool(_DENIED_AFTER.match(text, span[1])) or bool(
-        _DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0])
+    return (
+        bool(_DENIED_AFTER.match(text, span[1]))
+        or bool(_DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0]))
+        or bool(_EXAMPLE_BEFORE.search(text, max(0, span[0] - 120), span[0]))
     )
+
+
+# a box given as an example of the format, or for another problem, in the same sentence before it: "For
+# instance, if the equation were x - 2 = 3, we would write \\boxed{5}", "Example answer: \\boxed{5}"
+_EXAMPLE_BEFORE = re.compile(
+    r"(?:\bfor\s+(?:instance|example)\b|\be\.g\.|\bexample(?:\s+answer)?\s*:|\bformat\s+example\b|"
+    r"\bwe\s+would\s+write\b|\bwould\s+look\s+like\b)[^.\n]{0,100}$",
+    re.IGNORECASE,
+)
 
 
 def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
@@ -362,17 +381,22 @@ def _has_thinking(response: str, head: str) -> bool:
 
 
 def _harmony_final(response: str) -> str | None:
-    """The last ``final``-channel message of a harmony-format response ("" when it has channels but no final
-    message: it ended while analysing), or None when it has no channels."""
+    """The ``final``-channel message of a harmony-format response ("" when it has channels but no final
+    message: it ended while analysing), or None when it has no channels. Several different final messages
+    are each an answer (returned as ``<answer>`` tags, so that they are graded together)."""
     if "<|channel|>" not in response:
         return None
-    last = None
-    for last in _HARMONY_FINAL.finditer(response):  # noqa: B007 - the last one
-        pass
-    if last is None:
+    messages = []
+    for m in _HARMONY_FINAL.finditer(response):
+        end = _HARMONY_END.search(response, m.end())
+        messages.append(response[m.end() : end.start() if end else len(response)])
+    if not messages:
         return ""
-    end = _HARMONY_END.search(response, last.end())
-    return response[last.end() : end.start() if end else len(response)]
+    distinct = list(dict.fromkeys(msg.strip() for msg in messages))
+    if len(distinct) == 1:
+        return messages[-1]
+    # several final messages: each is an answer the user sees ("7", then "\\boxed{5}": two answers)
+    return "\n".join(f"<answer>{msg}</answer>" for msg in distinct)
 
 
 def answer_region(response: str) -> tuple[str, bool]:
@@ -473,7 +497,7 @@ def _joins_boxes(answer: str) -> bool:
     return len(_PROSE_WORD.findall(answer)) < 3 or _ALTERNATIVE.search(answer) is not None
 
 
-def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
+def _all_boxes(text: str, *, stop_at_unclosed: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Content and span of every complete box, in order (nested boxes count once: the outer one).
 
     Each box's braces are matched from the box onwards; once that scanning has cost more than a few
@@ -487,6 +511,8 @@ def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
         if m.start() < end_of_last:
             continue
         content, end = _box_body(text, m.end(), closers)
+        if stop_at_unclosed and content is None and text.startswith("{", end):
+            break  # an unclosed box holds the rest: "\\boxed{7\\}\\boxed{5}" has no box of 5 of its own
         if content is not None and content.strip():
             found.append((content.strip(), (m.start(), end)))
             end_of_last = end

@@ -379,6 +379,11 @@ class Node:
 
 
 _CHOICE = re.compile(r"^\(?([A-J])\)?(?:[.:)]|\s|$)")
+# the letter is denied, not chosen ("B is wrong", "not B"); an option's content ("B. False", "(C) No") is not
+_DENIES_CHOICE = re.compile(
+    r"^\(?[A-J]\)?\s*(?:is|was)\s*(?:not\b|wrong|incorrect|false)|^(?:not|no)\s*\(?[A-J]\)?(?![A-Za-z])",
+    re.IGNORECASE,
+)
 _PLAIN_CHOICE = re.compile(r"^\(?([A-J])\)?$")
 # after a chosen letter: nothing but more letters ("A.B.C.D"), or another option's mark ("(B)", "B.", "B)")
 _ONLY_LETTERS = re.compile(r"^(?:[\s.,;:/&|)(]*[A-J])+[\s.,;:/&|)(]*$")
@@ -424,9 +429,15 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
                 # "A. B. C. D.", "(A)(B)(C)(D)", "A. 12 B. 15": several options named, none chosen
                 letters = [m.group(1), *(x for x in re.findall(r"[A-J]", rest))]
                 return Node("list", s, tuple(Node("choice", x) for x in letters))
+            if _DENIES_CHOICE.search(s):
+                return Node("text", s)  # "B is wrong", "not B": the letter is denied, not chosen
             return Node("choice", m.group(1))
+        if _DENIES_CHOICE.search(s):
+            return Node("text", s)
     m = _MATRIX.match(s)
     if m:
+        if m.group(1) in ("vmatrix", "Vmatrix"):
+            return Node("expr", s)  # a determinant (or a norm), not the matrix
         return _matrix(m.group(2), depth)
     if s.count("\\pm") == 1 and "\\mp" not in s:  # "a \pm b" is the two values a + b and a - b
         both = tuple(parse_structure(_signed(s, sign), depth=depth + 1) for sign in "+-")
