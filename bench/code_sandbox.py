@@ -505,6 +505,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=1, help="timed passes per side (best kept)")
     parser.add_argument("--overhead-runs", type=int, default=40, help="runs for the per-run overhead median")
     parser.add_argument("--output", type=Path, default=OUT)
+    parser.add_argument(
+        "--parts",
+        default="humaneval,reflexion,mbpp,overhead,throughput",
+        help="comma-separated parts to run (default: all)",
+    )
     parser.add_argument("--verl-worker", nargs=2, metavar=("IN", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.verl_worker:
@@ -524,21 +529,29 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     with Sandbox(max_parallel=WORKERS) as sb:
         result: dict[str, Any] = {"versions": _common.versions(), "isolation": getattr(sb, "isolation", None)}
-        result["humaneval_canonical"] = bench_humaneval(sb, data)
-        print(f"humaneval canonical: {result['humaneval_canonical']['passed']}/164", flush=True)
-        result["humaneval_gpt4_labels"] = bench_reflexion(sb, data)
-        rf = result["humaneval_gpt4_labels"]
-        print(f"gpt-4 labels: agreement {rf['agree']}/{rf['n']}", flush=True)
-        result["mbpp_reference"] = bench_mbpp(sb, data)
-        mb = result["mbpp_reference"]
-        print(f"mbpp reference: {mb['passed']}/{mb['n']}", flush=True)
-        result["overhead"] = bench_overhead(sb, args.overhead_runs)
-        print(f"overhead: {result['overhead']}", flush=True)
-        result["harness_overhead"] = bench_harness_overhead(sb, args.overhead_runs)
-        print(f"harness overhead: {result['harness_overhead']}", flush=True)
-        result["throughput"] = bench_throughput(sb, args.problems, args.repeats, with_verl)
-        tp = {k: v for k, v in result["throughput"].items() if k != "score_disagreements"}
-        print(f"throughput: {tp}", flush=True)
+        parts = set(args.parts.split(","))
+        result["parts"] = sorted(parts)
+        result["load_1min"] = round(os.getloadavg()[0], 2)  # the machine is shared: say how busy it was
+        if "humaneval" in parts:
+            result["humaneval_canonical"] = bench_humaneval(sb, data)
+            print(f"humaneval canonical: {result['humaneval_canonical']['passed']}/164", flush=True)
+        if "reflexion" in parts:
+            result["humaneval_gpt4_labels"] = bench_reflexion(sb, data)
+            rf = result["humaneval_gpt4_labels"]
+            print(f"gpt-4 labels: agreement {rf['agree']}/{rf['n']}", flush=True)
+        if "mbpp" in parts:
+            result["mbpp_reference"] = bench_mbpp(sb, data)
+            mb = result["mbpp_reference"]
+            print(f"mbpp reference: {mb['passed']}/{mb['n']}", flush=True)
+        if "overhead" in parts:
+            result["overhead"] = bench_overhead(sb, args.overhead_runs)
+            print(f"overhead: {result['overhead']}", flush=True)
+            result["harness_overhead"] = bench_harness_overhead(sb, args.overhead_runs)
+            print(f"harness overhead: {result['harness_overhead']}", flush=True)
+        if "throughput" in parts:
+            result["throughput"] = bench_throughput(sb, args.problems, args.repeats, with_verl)
+            tp = {k: v for k, v in result["throughput"].items() if k != "score_disagreements"}
+            print(f"throughput: {tp}", flush=True)
     result["total_elapsed_s"] = round(time.perf_counter() - t0, 1)
     _common.write_json(result, args.output)
     print(f"code_sandbox: wrote {args.output} in {result['total_elapsed_s']} s")

@@ -38,5 +38,6 @@ fi
 "$PY" bench/server_load.py
 "$PY" bench/reward_models.py
 "$PY" bench/output_formats.py
+"$PY" bench/hard_answers.py
 "$PY" bench/qa_equiv.py
 echo "bench: results in bench/results/"

@@ -23,13 +23,13 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, RewardLoopError
+from .errors import ConfigError, InvalidSampleError, RewardLoopError
 
-__all__ = ["OutputError", "json_safe", "read_rows", "save_rows", "write_rows"]
+__all__ = ["OutputError", "json_safe", "read_rows", "response_text", "save_rows", "write_rows"]
 
 FORMATS = ("jsonl", "parquet")
 JSON_COLUMNS_KEY = b"rewardloop.json_columns"
@@ -314,3 +314,38 @@ def save_rows(path: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> i
         raise OutputError(
             f"could not write {str(path)!r} ({reason}) nor a fallback copy; the scored rows are lost", None
         ) from exc
+
+
+def response_text(value: Any, field: str = "response") -> str:
+    """The text to score: a string, or a chat (a list of ``{role, content}`` messages, TRL's conversational
+    format: the last ``assistant`` message; text content parts are joined). Anything else raises
+    :class:`InvalidSampleError` saying what was found and what is allowed."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple):
+        if not value:
+            raise InvalidSampleError(f"{field!r} is an empty list: no response to score")
+        if all(isinstance(m, Mapping) for m in value):
+            assistant = [m for m in value if m.get("role") == "assistant"]
+            if not assistant:
+                roles = sorted({str(m.get("role")) for m in value})
+                raise InvalidSampleError(
+                    f"{field!r} is a chat without an assistant message (roles: {', '.join(roles)})"
+                )
+            return _content_text(assistant[-1].get("content"), field)
+    raise InvalidSampleError(
+        f"{field!r} must be a string, a list of strings (n responses) or a chat (a list of role/content "
+        f"messages), got {type(value).__name__}"
+    )
+
+
+def _content_text(content: Any, field: str) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list | tuple):  # multimodal content parts: the text ones
+        return "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+        )
+    raise InvalidSampleError(
+        f"{field!r}: an assistant message's content must be text, got {type(content).__name__}"
+    )

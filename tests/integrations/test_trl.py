@@ -125,11 +125,17 @@ class SleepScorer(Scorer):
         ),
         ([{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "image"}]}], "a"),
         ([{"role": "assistant", "content": None}], ""),
-        ([], ""),
     ],
 )
 def test_completion_text(completion, text):
     assert completion_text(completion) == text
+
+
+def test_an_empty_conversation_is_malformed_not_an_empty_answer():
+    # an empty list of messages has no response: scored as "" it would earn a format reward or a 0 that
+    # looks like a wrong answer; it is invalid_input and follows on_error
+    with pytest.raises(ValueError, match="empty list of chat messages"):
+        completion_text([])
 
 
 def test_completion_text_rejects_other_types():

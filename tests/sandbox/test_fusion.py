@@ -359,3 +359,17 @@ def test_run_code_url_keeps_the_query_string(url, expected):
     from rewardloop.sandbox.fusion import _run_code_url
 
     assert _run_code_url(url) == expected
+
+
+def test_checker_takeover_fails_through_run_code(server_url):
+    # issue 23, item 1, over /run_code: the harness driver runs in our server's sandbox
+    from .test_checker_boundary import TAKEOVERS, WRITE_RC
+
+    client = SandboxFusionClient(server_url)
+    for name, (spec, program) in TAKEOVERS.items():
+        statuses = [r.status.value for r in run_tests(WRITE_RC + program, spec, sandbox=client)]
+        assert "passed" not in statuses, (name, statuses)
+    right = {"fn_name": "f", "inputs": [[]], "outputs": [42]}
+    assert [r.status.value for r in run_tests("def f():\n    return 42\n", right, sandbox=client)] == [
+        "passed"
+    ]

@@ -334,12 +334,13 @@ def test_mbpp_shapes_from_the_data_set(sandbox):
         "test_list": ["assert height(root) == 3", "assert height(root.left) == 2"],
     }
     assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, P]
-    # task 533: a builtin type as an argument (and as a result)
+    # task 533: a builtin type as an argument; as a result it stays the program's (issue 23: nothing
+    # callable crosses into the checker), so `is int` does not hold there
     code = (
         "def drop(xs, t):\n    return [x for x in xs if not isinstance(x, t)]\ndef kind():\n    return int\n"
     )
     spec = {"test_list": ["assert drop((4, 7.7, 1), int) == [7.7]", "assert kind() is int"]}
-    assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, P]
+    assert statuses(run_tests(code, spec, sandbox=sandbox)) == [P, RE]
 
 
 @pytest.mark.sandbox

@@ -218,7 +218,7 @@ def test_environment_is_scrubbed(sandbox, monkeypatch):
     code = "import os, json\nprint(json.dumps(dict(os.environ)))"
     env = __import__("json").loads(sandbox.run(code).stdout)
     assert "REWARDLOOP_TEST_SECRET" not in env
-    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "PWD"}
+    allowed = {"PATH", "HOME", "TMPDIR", "LANG", "PWD", "PYTHONBREAKPOINT"}
     assert set(env) - allowed <= {k for k in env if k.endswith(("_THREADS", "_MAXIMUM_THREADS"))}
     assert env["HOME"] == env["TMPDIR"] and env["OPENBLAS_NUM_THREADS"] == "1"
 
@@ -347,6 +347,9 @@ def test_missing_toolchain_is_a_sandbox_error(tmp_path):
 
 def test_a_broken_sandbox_is_reported_not_blamed_on_the_program(tmp_path):
     with Sandbox(cache_dir=str(tmp_path)) as sb:
+        # the sandbox itself is up (its mount holder answered) before the toolchain is broken: the one
+        # failure left is the missing interpreter, reported by the marker script, never by the program
+        assert sb.run("print(0)").stdout == "0\n"
         state = sb._ensure()
         tc = state.toolchains["python"]
         state.toolchains["python"] = type(tc)(tc.language, {"python": "/nonexistent/python"}, tc.roots, "")
@@ -484,7 +487,7 @@ def test_a_launcher_killed_mid_run_is_a_sandbox_error(tmp_path):
 def test_leftovers_of_dead_processes_are_removed(tmp_path):
     import tempfile
 
-    from rewardloop.sandbox._isolation import Cgroups
+    from rewardloop.sandbox._cgroups import Cgroups
 
     dead = 2**22 + 12345  # above the default pid_max: no such process
     stale = os.path.join(tempfile.gettempdir(), f"rewardloop-sandbox-{dead}-abcdef")
@@ -538,3 +541,12 @@ def test_infrastructure_errors_name_no_pid_or_sandbox_path(sandbox):
     assert message
     assert "rewardloop-sandbox-" not in message and "/proc/" not in message, message
     assert not re.search(r"\b(pid|holder)\D{0,3}\d", message) and str(os.getpid()) not in message, message
+
+
+def test_truncated_output_is_always_output_exceeded(any_sandbox):
+    # issue 23: a run that overflowed stderr and then exited reported FINISHED with truncated=True when
+    # the loop saw the exit before the overflowing chunk; the status no longer depends on that order
+    code = "import os, sys\nos.write(2, b'e' * 5000)\nos._exit(0)"
+    for _ in range(20):
+        result = any_sandbox.run(code, limits=Limits(output_bytes=1000))
+        assert result.truncated and result.status is RunStatus.OUTPUT_EXCEEDED, result

@@ -20,9 +20,10 @@ import time
 import pytest
 
 from rewardloop.sandbox import Limits, RunStatus, Sandbox
-from rewardloop.sandbox._isolation import project_root, unsafe_mounts
+from rewardloop.sandbox._backends import unsafe_mounts
+from rewardloop.sandbox._mounts import project_root
 
-from .conftest import ISOLATED, skip_unless, wait_until_gone
+from .conftest import ISOLATED, NOBODY, skip_unless, wait_until_gone
 
 pytestmark = pytest.mark.sandbox
 
@@ -353,11 +354,9 @@ def test_many_processes_share_one_memory_cap(sandbox):
 
 
 def test_sandbox_survives_a_killed_holder(tmp_path):
-    try:
-        sb = Sandbox(isolation="unshare", cache_dir=str(tmp_path))
-    except Exception:
+    if "unshare" not in ISOLATED:
         pytest.skip("isolation='unshare' is not available here")
-    with sb:
+    with Sandbox(isolation="unshare", cache_dir=str(tmp_path)) as sb:
         assert sb.run("print(1)").ok
         holder = sb._ensure().backend._holder
         os.kill(holder.pid, signal.SIGKILL)
@@ -705,8 +704,8 @@ def test_no_cargo_fallback_when_rustc_cannot_name_its_sysroot(tmp_path, monkeypa
 
 
 def test_the_plan_never_keeps_the_root_or_a_home_visible():
-    from rewardloop.sandbox._isolation import plan_mounts
     from rewardloop.sandbox._languages import _root_of
+    from rewardloop.sandbox._mounts import plan_mounts
 
     assert _root_of("/bin/bash") == "/bin/bash"  # a host without merged /usr: not "/"
     assert _root_of(os.path.expanduser("~/bin/tool")) == os.path.expanduser("~/bin/tool")
@@ -723,7 +722,7 @@ with open("/opt/real-answers/key.txt", "w") as fh:
     fh.write("42")
 os.symlink("/opt/real-answers", "/opt/answers")
 from rewardloop.sandbox import Sandbox
-from rewardloop.sandbox._isolation import plan_mounts
+from rewardloop.sandbox._mounts import plan_mounts
 plan = plan_mounts([], [], defaults=["/opt/answers"])
 with Sandbox(isolation=ISOLATION, hidden_paths=["/opt/answers"]) as sb:
     seen = sb.run("import os\nprint(os.listdir('/opt/real-answers'))").stdout
@@ -822,11 +821,11 @@ def test_an_unprivileged_caller_is_isolated_by_bwrap():
     root = project_root()
     if root is None:
         pytest.skip("rewardloop is installed, not run from a checkout")
-    out = _script(UNPRIVILEGED.replace("CHECKOUT", repr(root)), user=65534)
+    out = _script(UNPRIVILEGED.replace("CHECKOUT", repr(root)), user=NOBODY)
     if out["isolation"] != "bwrap":
         pytest.skip(f"bubblewrap does not work for an unprivileged user here ({out['error']})")
     report = json.loads(out["out"])
-    assert report["uid"] == out["me"] == 65534  # its own uid, in a user namespace
+    assert report["uid"] == out["me"] == NOBODY  # its own uid, in a user namespace
     assert (report["nnp"], report["bnd"], report["eff"]) == ("1", ZERO_CAPS, ZERO_CAPS)
     assert report["nics"] == ["lo"] and report["checkout"] == "FileNotFoundError"
     assert unsafe_mounts(report["mountinfo"], out["devices"]) == []
@@ -835,7 +834,7 @@ def test_an_unprivileged_caller_is_isolated_by_bwrap():
 def test_an_unprivileged_callers_keys_stay_unreadable():
     _nobody_with_bwrap()
     _keyctl_known()
-    first, second = _keyring_runs("bwrap", user=65534)
+    first, second = _keyring_runs("bwrap", user=NOBODY)
     for run in (first, second):
         assert run["found"]["caller"][0] < 0 and run["found"]["caller"][1] is None
     assert all(k < 0 for k in second["found"]["previous"])

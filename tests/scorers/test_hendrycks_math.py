@@ -172,8 +172,11 @@ def test_scorer_declarations_and_pickle():
     ],
 )
 def test_huge_and_adversarial_responses_are_fast(response, ground_truth, expected):
-    start = time.perf_counter()
+    # CPU time of this process, not wall time: a loaded machine delays the test but does not add CPU seconds.
+    # A linear scan of these inputs costs at most ~0.2 s of CPU; the quadratic or exponential behaviour this
+    # guards against costs minutes, so a 2 s bound is 10x the work and cannot race the clock.
+    start = time.process_time()
     result = run(response, ground_truth)
     assert result.status is Status.OK
     assert result.value == expected
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 2.0

@@ -48,7 +48,9 @@ LIMITS = {
     "max_file_bytes": 16 * KiB,
     "max_files": 4,
     "max_queued": 4,  # verl sends one request per test case at once: 3 below
+    "max_queued_bytes": 3 * 512 * KiB + 64 * KiB,  # three bodies at max_body_bytes, and a little
     "retry_after_s": 3,
+    "header_timeout_s": 5,
 }
 
 
@@ -139,7 +141,7 @@ def server(tmp_path_factory):
 
 def _pong(url: str) -> bool:
     with contextlib.suppress(httpx.HTTPError):
-        return httpx.get(url + "/v1/ping", timeout=2).json() == "pong"
+        return httpx.get(url + "/v1/ping", timeout=30).json() == "pong"
     return False
 
 
@@ -167,6 +169,8 @@ BAD_REQUESTS = [
     ({**PY, "compile_timeout": 1e9}, "compile_timeout", "max_compile_timeout_s (30 s)"),
     ({**PY, "run_timeout": 10**400}, "run_timeout", "max_run_timeout_s"),
     ({**PY, "run_timeout": 0}, "run_timeout", "finite number of seconds > 0"),
+    ({**PY, "run_timeout": 1e-9}, "run_timeout", "min_timeout_s (0.05 s)"),
+    ({**PY, "compile_timeout": 0.001}, "compile_timeout", "min_timeout_s (0.05 s)"),
     ({**PY, "run_timeout": -1}, "run_timeout", "> 0"),
     ({**PY, "run_timeout": "10"}, "run_timeout", "> 0"),
     ({**PY, "run_timeout": True}, "run_timeout", "> 0"),
@@ -265,7 +269,8 @@ def test_body_over_the_limit_is_a_413_with_or_without_content_length(server):
         for i in range(0, len(big), 64 * KiB):
             yield big[i : i + 64 * KiB]
 
-    reply = httpx.post(server + "/run_code", content=chunks(), timeout=60)
+    headers = {"Content-Type": "application/json"}
+    reply = httpx.post(server + "/run_code", content=chunks(), headers=headers, timeout=60)
     assert reply.status_code == 413 and "max_body_bytes" in reply.json()["detail"]
     assert_healthy(server)
 
@@ -285,7 +290,8 @@ def test_a_stalled_body_is_a_408_and_frees_its_queue_place(server):
         for _ in range(5):  # max_parallel + max_queued: all places; each must give its place back
             sock = socket.create_connection((host, int(port)), timeout=60)
             stalled.append(sock)
-            sock.sendall(b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            head = b"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            sock.sendall(head + b"Content-Length: 100\r\n\r\n{")
         for sock in stalled:  # the server's 2 s body_timeout_s ends each; our wait is 60 s
             answer = read_to_close(sock)
             assert answer.startswith("HTTP/1.1 408"), answer
@@ -355,10 +361,11 @@ def wait_for(predicate, timeout: float = 60.0) -> bool:
     return True
 
 
-def open_run(url: str, code: str) -> socket.socket:
-    """Send ``POST /run_code`` on a raw socket (so the test can hang up) and return the socket."""
+def open_run(url: str, code: str, pad: int = 0) -> socket.socket:
+    """Send ``POST /run_code`` on a raw socket (so the test can hang up) and return the socket. ``pad``:
+    bytes of an unknown (ignored) field that make the body that large."""
     host, port = url.removeprefix("http://").split(":")
-    body = json.dumps({"code": code, "language": "python", "run_timeout": 600}).encode()
+    body = json.dumps({"code": code, "language": "python", "run_timeout": 600, "pad": "x" * pad}).encode()
     sock = socket.create_connection((host, int(port)), timeout=30)
     head = (
         f"POST /run_code HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
@@ -552,3 +559,94 @@ def test_a_failing_or_closed_sandbox_is_a_sandbox_error_without_paths(tmp_path):
             assert "4242" not in reply.text and "/tmp" not in reply.text
             assert post(url, {**PY, "run_timeout": 1e9}).status_code == 422  # still a client error
             assert _pong(url)
+
+
+# ------------------------------------------------------------------------------------------ issue 23, item 9
+
+
+@linux_only
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+def test_only_json_bodies_run(server, content_type):
+    # a browser's cross-origin "simple" POST (text/plain, forms) needs no preflight: it must not run code
+    marker = f"rl-cors-{uuid.uuid4().hex}"
+    body = json.dumps({"code": f"print({marker!r})", "language": "python"}).encode()
+    headers = {} if content_type is None else {"Content-Type": content_type}
+    reply = httpx.post(server + "/run_code", content=body, headers=headers, timeout=60)
+    assert reply.status_code == 415 and reply.json()["error"] == "unsupported_media_type", reply.text
+    assert marker not in reply.text
+    assert post(server, PY, headers={"Content-Type": "application/json; charset=utf-8"}).status_code == 200
+
+
+@linux_only
+def test_a_connection_that_never_finishes_its_headers_is_closed(server):
+    host, port = server.removeprefix("http://").split(":")
+    for partial in (b"", b"POST /run_code HTTP/1.1\r\nHost: x\r\n"):
+        with socket.create_connection((host, int(port)), timeout=120) as sock:
+            sock.sendall(partial)
+            # header_timeout_s is 5 s; the socket waits up to 120 s: only the server can end this early
+            assert read_to_close(sock) == ""
+    # a keep-alive connection that starts a second request and stalls is closed as well
+    with socket.create_connection((host, int(port)), timeout=120) as sock:
+        body = json.dumps(PY).encode()
+        head = f"POST /run_code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        sock.sendall(head.encode() + body + b"POST /run_code HTTP/1.1\r\n")
+        assert read_to_close(sock).startswith("HTTP/1.1 200")
+    assert_healthy(server)
+
+
+@linux_only
+def test_the_queue_is_bounded_in_bytes(server):
+    marker = f"rl-bytes-{uuid.uuid4().hex}"
+    # each body ~500 KiB (an ignored field): three fit the 1.56 MiB budget, four do not
+    socks = [open_run(server, sleeper(f"{marker}-{i}"), pad=500 * KiB) for i in range(3)]
+    try:
+        assert wait_for(lambda: processes_with(marker)), "the first program never started"
+        big = post(server, {**PY, "pad": "x" * (500 * KiB)})
+        # 3 requests are admitted and the count limit is 5: only the byte budget refuses this one
+        assert big.status_code == 429 and big.json()["error"] == "overloaded", big.text
+        assert "max_queued_bytes" in big.json()["detail"]
+    finally:
+        for sock in socks:
+            sock.close()
+    assert wait_for(lambda: not processes_with(marker))
+    assert_healthy(server)  # the reservations were given back
+
+
+@linux_only
+def test_a_token_is_required_when_configured(tmp_path):
+    port = free_port()
+    env = {**os.environ, "REWARDLOOP_TOKEN": "s3cret"}
+    proc = subprocess.Popen(
+        [*SERVE, "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        assert wait_for(lambda: _pong(url)), "the server did not start"
+        assert post(url, PY).status_code == 401
+        assert post(url, PY, headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert post(url, PY, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        assert httpx.post(url + "/run_code?token=s3cret", json=PY, timeout=60).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1", "::"])
+def test_a_non_loopback_bind_without_a_token_is_refused(host):
+    env = {k: v for k, v in os.environ.items() if k != "REWARDLOOP_TOKEN"}
+    done = subprocess.run(
+        [*SERVE, "--host", host, "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "without a token" in done.stderr, done.stderr
+
+
+def test_serve_names_its_isolation():
+    done = subprocess.run([*SERVE, "--isolation", "nonee"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "auto, unshare, bwrap, none" in done.stderr.replace("'", "")

@@ -90,9 +90,10 @@ def _sample(args: argparse.Namespace) -> Any:
 
 def _one_response(row: Any, key: str, index: int | None) -> Any:
     """The row with ``row[key]`` narrowed to response ``index`` when it holds a list of responses."""
+    from ._score import several_responses  # the one reading of "n responses" that `score` uses
+
     value = row.get(key) if isinstance(row, dict) else None
-    is_list = isinstance(value, list) and value and all(isinstance(v, str) for v in value)
-    if not is_list:
+    if not several_responses(value):
         if index is not None:
             raise ConfigError(f"--response-index needs a list of responses in {key!r}; this row holds one")
         return row

@@ -357,7 +357,7 @@ def expand_rows(
     out: list[tuple[dict[str, Any], int, int | None]] = []
     for i, row in enumerate(rows):
         responses = row.get(response_key) if isinstance(row, dict) and "_error" not in row else None
-        if _several(responses):
+        if several_responses(responses):
             for j, response in enumerate(responses):
                 out.append(({**row, response_key: response}, i, j))
         else:
@@ -365,7 +365,7 @@ def expand_rows(
     return out
 
 
-def _several(responses: Any) -> bool:
+def several_responses(responses: Any) -> bool:
     """n responses: a non-empty list of strings, or of chats (each a non-empty list of message dicts)."""
     if not isinstance(responses, list | tuple) or not responses:
         return False

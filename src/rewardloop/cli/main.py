@@ -73,6 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the /run_code limits (docs/sandbox.md): their keys, or a service config with server.run_code",
     )
+    p.add_argument(
+        "--isolation",
+        choices=("auto", "unshare", "bwrap", "none"),
+        default="auto",
+        help="the sandbox backend (default auto: unshare as root, else bwrap, else refuse to start; "
+        "none only when named)",
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        help="bearer token (or ?token=) required on /run_code (default: $REWARDLOOP_TOKEN; required off "
+        "loopback)",
+    )
     for command, module in _COMMANDS.items():
         _command_module(command, module).add_parser(sub)
     return parser
@@ -142,10 +155,24 @@ def _serve(args: argparse.Namespace) -> int:
         from ..errors import MissingExtraError
 
         raise MissingExtraError(exc.name or "fastapi", "server") from exc
-    from ..server._config import load_run_code_limits
+    from ..errors import ConfigError
+    from ..server._config import ENV_TOKEN, is_loopback, load_run_code_limits
 
+    token = args.token or os.environ.get(ENV_TOKEN) or None
+    if not is_loopback(args.host) and not token:
+        raise ConfigError(
+            f"refusing to bind {args.host!r} without a token: anyone who can reach the port could run code; "
+            f"pass --token, set {ENV_TOKEN}, or bind 127.0.0.1"
+        )
     limits = load_run_code_limits(args.config)
-    serve(host=args.host, port=args.port, max_parallel=args.max_parallel, limits=limits)
+    serve(
+        host=args.host,
+        port=args.port,
+        max_parallel=args.max_parallel,
+        limits=limits,
+        isolation=args.isolation,
+        token=token,
+    )
     return 0
 
 

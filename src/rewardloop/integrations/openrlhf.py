@@ -31,9 +31,9 @@ How each query becomes a :class:`~rewardloop.Sample`:
   ``scorer`` (or ``REWARDLOOP_SCORER``, a registered scorer name) is set.
 
 Failures: OpenRLHF has no per-sample "excluded" reward in a tensor, so a failed sample gets ``on_error``
-(default 0.0; ``REWARDLOOP_ON_ERROR``), and ``extra_logs["rewardloop_failed"]`` marks it (1.0) so the
-failure rate is on the dashboard. ``on_error="raise"`` raises instead: OpenRLHF then logs the error and
-leaves that sample unrewarded (its own notion of exclusion). ``scores`` hold the same values as
+(default: a reward config's ``runner.on_error``, else 0.0; ``REWARDLOOP_ON_ERROR``), and
+``extra_logs["rewardloop_failed"]`` marks it (1.0) so the failure rate is on the dashboard.
+``on_error="raise"`` raises instead: OpenRLHF then logs the error and leaves that sample unrewarded (its own notion of exclusion). ``scores`` hold the same values as
 ``rewards`` (the rule scorers already give 0-1 accuracy); scorers that report an ``acc`` metric give it
 there instead, and every numeric metric a scorer reports becomes an ``extra_logs`` entry.
 
@@ -130,7 +130,7 @@ class OpenRLHFRewardFunc:
         scorer: Scorer | str | Callable[[Sample], Any] | None = None,
         *,
         data_source: str | None = None,
-        on_error: float | Literal["raise"] | str = 0.0,
+        on_error: float | Literal["raise"] | str | None = None,
         runner: Any = None,
         eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
         timeout: float | None = None,
@@ -148,6 +148,10 @@ class OpenRLHFRewardFunc:
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
         self.data_source = data_source
+        if on_error is None:
+            # a config's failure policy is the training reward's (the CLI and the service apply it); else 0.0
+            configured = None if config is None else _config_on_error(config)
+            on_error = 0.0 if configured is None else configured
         self.on_error = _check_on_error(on_error)
         self.eos_tokens = tuple(eos_tokens)
         self.timeout = timeout
@@ -311,6 +315,12 @@ def _adapter_config(config: Any) -> Any:
     return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
 
 
+def _config_on_error(config: Any) -> Any:
+    from ..config import load_reward_config
+
+    return load_reward_config(config).runner.get("on_error")
+
+
 def _check_on_error(on_error: Any) -> float | Literal["raise"]:
     if on_error == "raise":
         return "raise"
@@ -324,7 +334,7 @@ def make_reward_func(
     scorer: Scorer | str | Callable[[Sample], Any] | None = None,
     *,
     data_source: str | None = None,
-    on_error: float | Literal["raise"] | str = 0.0,
+    on_error: float | Literal["raise"] | str | None = None,
     runner: Any = None,
     eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
     timeout: float | None = None,

@@ -27,8 +27,8 @@ What each completion becomes (a :class:`~rewardloop.Sample`):
   :class:`~rewardloop.errors.UnknownTaskError` (a configuration error), unless ``unknown_task="none"``.
 * ``metadata``: the ``extra_info`` column (a dict, or its JSON text), else empty; ``prompt``: the prompt.
 
-Failures (timeouts, crashes, malformed rows) follow ``on_error``: ``None`` (the default: excluded, TRL
-ignores them), a number, or ``"raise"``. Every call reports through TRL's ``log_metric`` (when TRL passes
+Failures (timeouts, crashes, malformed rows, an empty list of messages) follow ``on_error``: ``None`` (the
+default: excluded, TRL ignores them; with a reward config, its ``runner.on_error``), a number, or ``"raise"``. Every call reports through TRL's ``log_metric`` (when TRL passes
 it): ``<name>/failed`` (failed fraction of the batch), ``<name>/<status>`` (fraction
 per failure status, zeros included so TRL's per-step averages stay honest), ``<name>/exec_p50_s`` (median
 scoring time per sample) and ``<name>/latency_p99_s`` (the tail a training step waits for); and through
@@ -37,7 +37,8 @@ table.
 
 Limits: the reward function sees only its own process's shard of the batch (TRL splits groups across
 devices), so group-level scorers are out of scope here. Scorers read text; ``completion_ids`` give the token
-lengths that a config's overlong shaping and ``overlong_zone`` monitor need.
+lengths that a config's overlong shaping and ``overlong_zone`` monitor need; a call without them logs,
+once, a warning naming what the config asks for that it could not apply.
 
 ``config=`` builds the reward from a reward config with the same builder as ``rewardloop score --config``,
 ``rewardloop serve`` and verl's managers (:meth:`rewardloop.RewardManager.from_config`): components, routes,
@@ -88,7 +89,8 @@ def completion_text(completion: Any) -> str:
         if chosen is not None:
             return _content_text(chosen.get("content"))
     if isinstance(completion, Sequence) and not completion:
-        return ""
+        # an empty conversation has no response at all: a malformed row, not an empty answer worth 0
+        raise ValueError("a completion is an empty list of chat messages: there is no response to score")
     raise TypeError(
         f"a completion must be a string or a list of chat messages, got {type(completion).__name__}"
     )
@@ -145,8 +147,12 @@ class RewardFunc:
             )
         # the reward of a config is built by the one builder the CLI, the service and verl use
         self.config = None if config is None else _adapter_config(config)
+        if config is not None and on_error is None:
+            # the config's failure policy is the training reward's: the CLI and the service apply it too
+            on_error = _config_on_error(config)
         self.scorer = _resolve(scorer)
         self.on_error = _check_on_error(on_error)
+        self._warned_unapplied = False
         if unknown_task not in ("raise", "none"):
             raise ConfigError(f"unknown_task must be 'raise' or 'none', got {unknown_task!r}")
         keys = (ground_truth_keys,) if isinstance(ground_truth_keys, str) else tuple(ground_truth_keys)
@@ -199,11 +205,24 @@ class RewardFunc:
         ids = kwargs.get("completion_ids")
         if isinstance(ids, Sequence) and len(ids) == n:  # token lengths: overlong shaping and monitors
             plan.token_lengths = [len(x) if isinstance(x, Sequence) else None for x in ids]
+        elif n:
+            self._name_unapplied()
         for i in range(n):
             prompt = prompts[i] if prompts is not None and i < len(prompts) else None
             row = {k: _at(v, i) for k, v in columns.items()}
             self._add_row(plan, i, prompt, completions[i], row)
         return plan
+
+    def _name_unapplied(self) -> None:
+        """Say once what the config asks for that a call without ``completion_ids`` cannot apply."""
+        if self._warned_unapplied or self.config is None:
+            return
+        gaps = self._get_manager().unapplied(lengths=False)
+        if gaps:
+            self._warned_unapplied = True
+            logger.warning(
+                "%s: not applied without completion_ids (token lengths): %s", self.__name__, "; ".join(gaps)
+            )
 
     def _add_row(self, plan: _Plan, i: int, prompt: Any, completion: Any, row: Mapping[str, Any]) -> None:
         try:
@@ -414,6 +433,12 @@ def _adapter_config(config: Any) -> Any:
 
     cfg = load_reward_config(config)
     return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+
+
+def _config_on_error(config: Any) -> Any:
+    from ..config import load_reward_config
+
+    return load_reward_config(config).runner.get("on_error")
 
 
 def _numeric(value: Any) -> bool:

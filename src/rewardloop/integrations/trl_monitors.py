@@ -70,7 +70,11 @@ class MonitorRewardFunc:
                     truth = truth.get("ground_truth")
                 break
         prompt = prompts[i] if i < len(prompts) else None
-        return Sample(completion_text(completions[i]), truth, prompt=prompt)
+        try:
+            text = completion_text(completions[i])
+        except ValueError:  # an empty conversation: nothing to flag (the reward function reports it)
+            text = ""
+        return Sample(text, truth, prompt=prompt)
 
     def __repr__(self) -> str:
         return f"<MonitorRewardFunc {self.__name__!r} monitors={list(self.suite.names)} penalize={self.suite.penalize}>"

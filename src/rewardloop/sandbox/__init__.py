@@ -26,7 +26,8 @@ root; util-linux only, nothing to install):
   it exits or is killed, the kernel kills every process left in the namespace. PID 1 semantics apply:
   signals with the default action sent from inside the namespace do not kill it, so ``abort()`` ends
   in SIGSEGV rather than SIGABRT.
-* **Identity**: a random unprivileged uid/gid per run (above 1,000,000), no supplementary groups, no
+* **Identity**: an unprivileged uid/gid of its own for the run (from a host-wide pool at 0x70000000,
+  one run at a time, its keyrings emptied between runs), no supplementary groups, no
   capabilities (empty bounding, inheritable and ambient sets) and ``no_new_privs``. It can write nothing
   it does not own and read nothing that is not world-readable; set-uid binaries give it nothing.
 * **Kernel objects**: every mount it can reach is ``nosuid,nodev`` (the holder refuses to start when it
@@ -63,7 +64,7 @@ What is **not** isolated:
 Other backends: ``"bwrap"`` (bubblewrap, when installed; also without root) builds the same hidden and
 read-only layout per run, with the working directory a host directory (no size quota); as root the uid
 is switched with ``setpriv``, otherwise the program keeps the caller's uid inside a user namespace.
-``"none"`` (chosen by ``"auto"`` only when neither works, with a logged warning) is **not a sandbox**:
+``"none"`` (never chosen by ``"auto"``, which refuses when neither works; only when named) is **not a sandbox**:
 the program runs as the caller, with the caller's network and filesystem, and can signal the caller's
 processes; only the limits, a scrubbed environment, a private working directory and a new session
 apply, and the task cap needs a pids cgroup (``RLIMIT_NPROC`` cannot tell runs apart when they share a

@@ -80,28 +80,35 @@ class _ScanContext:
     memo = {}  # noqa: RUF012 - the scanner's own cache of key strings
 
 
-def _encode(value, other, depth=0):
-    """``value`` as JSON data; ``other`` turns a non-plain value into JSON data (or raises)."""
+def _encode(value, other, depth=0, names=True):
+    """``value`` as JSON data; ``other`` turns a non-plain value into JSON data (or raises). ``names``: a
+    built-in class or function may travel by name (the checker's to the program only: a name from the
+    program would make the checker rebuild, and later call, its own object)."""
     kind = type(value)
     if kind in _PLAIN_SCALARS:
         return value
     if depth > 200:
         raise ValueError("the value is nested too deeply to cross the sandbox boundary")
     if kind is list:
-        return [_encode(v, other, depth + 1) for v in value]
+        return [_encode(v, other, depth + 1, names) for v in value]
     if kind is tuple:
-        return {"T": [_encode(v, other, depth + 1) for v in value]}
+        return {"T": [_encode(v, other, depth + 1, names) for v in value]}
     if kind is dict:
-        return {"D": [[_encode(k, other, depth + 1), _encode(v, other, depth + 1)] for k, v in value.items()]}
+        items = value.items()
+        return {
+            "D": [
+                [_encode(k, other, depth + 1, names), _encode(v, other, depth + 1, names)] for k, v in items
+            ]
+        }
     if kind is set or kind is frozenset:
-        return {"S" if kind is set else "Z": [_encode(v, other, depth + 1) for v in value]}
+        return {"S" if kind is set else "Z": [_encode(v, other, depth + 1, names) for v in value]}
     if kind is bytes:
         return {"B": value.hex()}
     if kind is complex:
         return {"C": [value.real, value.imag]}
     if kind is slice:
-        return {"L": [_encode(v, other, depth + 1) for v in (value.start, value.stop, value.step)]}
-    builtin = _builtin_name(value)
+        return {"L": [_encode(v, other, depth + 1, names) for v in (value.start, value.stop, value.step)]}
+    builtin = _builtin_name(value) if names else None
     return {"N": builtin} if builtin is not None else other(value, depth)
 
 
@@ -112,24 +119,26 @@ def _builtin_name(value):
     return None
 
 
-def _decode(data, handle, module):
+def _decode(data, handle, module, names=True):
     """Rebuild JSON data with this process's own constructors; ``handle(id, type_name)`` and
-    ``module(name)`` resolve the two reference tags. Raises ValueError on anything malformed."""
+    ``module(name)`` resolve the two reference tags; ``names``: accept built-ins by name (the program
+    side only: the checker never turns anything the program sent into one of its own callables).
+    Raises ValueError on anything malformed."""
     kind = type(data)
     if kind in _PLAIN_SCALARS:
         return data
     if kind is list:
-        return [_decode(v, handle, module) for v in data]
+        return [_decode(v, handle, module, names) for v in data]
     if kind is not dict or len(data) != 1:
         raise ValueError(f"malformed value of type {kind.__name__}")
     ((tag, body),) = data.items()
     if tag in "TSZ" and type(body) is list:
-        items = [_decode(v, handle, module) for v in body]
+        items = [_decode(v, handle, module, names) for v in body]
         return tuple(items) if tag == "T" else set(items) if tag == "S" else frozenset(items)
     if tag == "L" and type(body) is list and len(body) == 3:
-        return slice(*(_decode(v, handle, module) for v in body))
+        return slice(*(_decode(v, handle, module, names) for v in body))
     if tag == "D" and type(body) is list:
-        pairs = [_decode_pair(p, handle, module) for p in body]
+        pairs = [_decode_pair(p, handle, module, names) for p in body]
         return dict(pairs)
     if tag == "B" and type(body) is str:
         return bytes.fromhex(body)
@@ -139,15 +148,15 @@ def _decode(data, handle, module):
         return handle(body[0], body[1][:100])
     if tag == "M" and type(body) is str:
         return module(body)
-    if tag == "N" and type(body) is str and not body.startswith("_") and hasattr(builtins, body):
+    if names and tag == "N" and type(body) is str and not body.startswith("_") and hasattr(builtins, body):
         return getattr(builtins, body)  # a built-in class or function, by name: this process's own
     raise ValueError(f"malformed value tag {str(tag)[:20]!r}")
 
 
-def _decode_pair(pair, handle, module):
+def _decode_pair(pair, handle, module, names):
     if type(pair) is not list or len(pair) != 2:
         raise ValueError("malformed dict item")
-    return _decode(pair[0], handle, module), _decode(pair[1], handle, module)
+    return _decode(pair[0], handle, module, names), _decode(pair[1], handle, module, names)
 
 
 def _send(fd, message):
@@ -176,7 +185,7 @@ class _Program:
 
     def answer(self, request):
         try:
-            reply = {"r": _encode(self.dispatch(request), self.reference)}
+            reply = {"r": _encode(self.dispatch(request), self.reference, names=False)}
         except StopIteration:
             reply = {"stop": 1} if request["op"] == "next" else {"e": ["StopIteration", ""]}
         except BaseException as exc:
@@ -232,10 +241,10 @@ class _Program:
         """Convert what has a plain equivalent (subclasses, numpy scalars); keep the rest as a handle."""
         for base in (bool, int, float, str, bytes, list, tuple, dict, set, frozenset):
             if isinstance(value, base):
-                return _encode(base(value), self.reference, depth + 1)
+                return _encode(base(value), self.reference, depth + 1, False)
         module = type(value).__module__ or ""
         if module.startswith("numpy") and hasattr(value, "item") and getattr(value, "ndim", None) == 0:
-            return _encode(value.item(), self.reference, depth + 1)
+            return _encode(value.item(), self.reference, depth + 1, False)
         if type(value) is type(os):
             return {"M": value.__name__}
         ident = len(self.objects) + 1
@@ -297,7 +306,7 @@ class _Checker:
         try:
             reply = _loads(line)
             if type(reply) is dict and "r" in reply and len(reply) == 1:
-                return _decode(reply["r"], self.handle, self.module)
+                return _decode(reply["r"], self.handle, self.module, names=False)
         except (ValueError, TypeError, RecursionError, MemoryError) as exc:
             self.violate(f"the program sent a malformed reply ({type(exc).__name__})")
         if type(reply) is dict and reply.get("stop") == 1 and op == "next":
@@ -578,6 +587,20 @@ def _become_program(requests, replies):
         os._exit(1)
 
 
+def _refuse_breakpoint(*args, **kwargs):
+    raise Violation("breakpoint() was called in the checker")
+
+
+def _confine_checker():
+    """Nothing the program wrote may steer the checker: its cwd and HOME (where pdb, readline and
+    friends look for rc files) become directories the program cannot write, and ``breakpoint()`` (from
+    the test, or from anything else in the checker) fails the test instead of starting pdb."""
+    os.chdir("/")
+    os.environ["HOME"] = "/nonexistent"
+    os.environ["PYTHONBREAKPOINT"] = "0"
+    sys.breakpointhook = _refuse_breakpoint
+
+
 def _undumpable():
     import ctypes
 
@@ -605,6 +628,7 @@ def main():
         _become_program(program_reads, to_checker)
     os.close(program_reads)
     os.close(to_checker)
+    _confine_checker()
     request = _loads(sys.stdin.buffer.read())
     os.close(0)
     # the verdict gets a descriptor of its own; what the test code prints goes to stderr

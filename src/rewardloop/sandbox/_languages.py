@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 
 from ..errors import ConfigError
-from ._isolation import too_broad_to_expose
+from ._mounts import too_broad_to_expose
 from ._types import Limits
 
 __all__ = ["LANGUAGES", "Language", "Toolchain", "java_names", "resolve_language"]
@@ -191,7 +191,20 @@ class Java(Language):
 
     def compile_argv(self, tc: Toolchain, source: str) -> list[str]:
         jflags = [f"-J{f}" for f in (*self.jvm_flags, "-Xms32m", "-Xshare:auto")]
-        return [tc.executables["javac"], *jflags, "-encoding", "UTF-8", "-nowarn", "-d", "out", source]
+        # -proc:none -implicit:none: javac would otherwise load annotation processors (the program's own
+        # code, from its `files`) and run them in the compile phase, under the compile limits
+        return [
+            tc.executables["javac"],
+            *jflags,
+            "-proc:none",
+            "-implicit:none",
+            "-encoding",
+            "UTF-8",
+            "-nowarn",
+            "-d",
+            "out",
+            source,
+        ]
 
     def artefact(self, source: str) -> str:
         return "out"

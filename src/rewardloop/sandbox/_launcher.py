@@ -34,7 +34,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from ._isolation import CgroupRun, Cgroups
+from ._cgroups import CgroupRun, Cgroups
 from ._process import Started
 
 __all__ = ["LauncherPool", "Slot"]
@@ -52,7 +52,7 @@ libc.syscall.restype = ctypes.c_long
 # keyctl's syscall number per architecture (the generic table for the newer ones)
 KEYCTL = {"x86_64": 250, "i686": 288, "i386": 288, "aarch64": 219, "riscv64": 219, "loongarch64": 219,
           "armv7l": 311, "ppc64le": 311, "ppc64": 311, "s390x": 280}.get(os.uname().machine)
-JOIN_SESSION_KEYRING = 1
+JOIN_SESSION_KEYRING, KEYCTL_CLEAR, SESSION_KEYRING = 1, 7, -3
 
 def new_session_keyring():
     if KEYCTL is None:
@@ -101,6 +101,13 @@ while True:
         continue
     _, status, ru = os.wait4(proc.pid, 0)
     proc.returncode = 0
+    # Empty the run's session keyring (we possess it) and let go of it: its keys are freed now, before
+    # the run's uid is given to another run (the kernel may keep the keyring itself a while longer).
+    libc.syscall(ctypes.c_long(KEYCTL or 0), ctypes.c_long(KEYCTL_CLEAR), ctypes.c_long(SESSION_KEYRING))
+    try:
+        new_session_keyring()
+    except OSError:
+        pass
     sock.send(json.dumps({"status": status, "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss}).encode())
 """
 

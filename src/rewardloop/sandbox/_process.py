@@ -31,6 +31,9 @@ _PRELUDE_MAX = 1 << 16  # bytes of sandbox-tool messages we accept before the ma
 _EXIT_GRACE_S = 0.5  # after the child exits, how long descendants may keep the pipes open
 _KILL_GRACE_S = 5.0  # after SIGKILL, how long to wait for the exit notification
 _PIPE_MAX = 1 << 20  # stdin pipe buffer asked for (the unprivileged maximum, /proc/sys/fs/pipe-max-size)
+# The wall-clock limit counts from the program's start (the marker token), not the sandbox's set-up; a
+# sandbox that has not started the program this long after its own limit is broken (a sandbox error).
+_STARTUP_S = 30.0
 
 
 @dataclass
@@ -158,7 +161,7 @@ def supervise(
         return out
     captures = {out_r: _Capture(output_bytes, None), err_r: _Capture(output_bytes, token)}
     try:
-        _watch(child, captures, out, start + wall_s, cancel, kill_extra, feed)
+        _watch(child, captures, out, (start, wall_s), cancel, kill_extra, feed)
     finally:
         feed.close()
     out.wall_s = time.monotonic() - start
@@ -167,7 +170,9 @@ def supervise(
     out.started = stderr.started
     out.stdout, out.stderr, out.prelude = bytes(stdout.data), bytes(stderr.data), bytes(stderr.prelude)
     out.truncated = stdout.over or (stderr.over and stderr.started)
-    out.output_exceeded = out.output_exceeded and out.truncated
+    # truncated output always means the output limit, whichever event the loop saw first (the exit of a
+    # program that overflowed stderr and then exited used to win, and report FINISHED)
+    out.output_exceeded = out.truncated
     return out
 
 
@@ -239,7 +244,7 @@ def _watch(
     child: Started,
     captures: dict[int, _Capture],
     out: Outcome,
-    deadline: float,
+    deadline: tuple[float, float],
     cancel: threading.Event | None,
     kill_extra: Callable[[], None] | None,
     feed: _Feed,
@@ -280,14 +285,18 @@ class _Loop:
         pidfd: int | None,
         captures: dict[int, _Capture],
         out: Outcome,
-        deadline: float,
+        deadline: tuple[float, float],
         cancel: threading.Event | None,
         kill_extra: Callable[[], None] | None,
         feed: _Feed,
     ) -> None:
         self.child, self.sel, self.pidfd, self.captures = child, sel, pidfd, captures
         self.feed = feed
-        self.out, self.deadline, self.cancel, self.kill_extra = out, deadline, cancel, kill_extra
+        start, self.wall_s = deadline
+        # until the program starts, the set-up gets _STARTUP_S more; then wall_s from its start
+        self.deadline = start + self.wall_s + _STARTUP_S
+        self.marker = next((c for c in captures.values() if c.token is not None), None)
+        self.out, self.cancel, self.kill_extra = out, cancel, kill_extra
         self.exited_at: float | None = None
         self.killed_at: float | None = None
         self.open_fds = set(captures)
@@ -346,6 +355,9 @@ class _Loop:
         if _read_into(fd, self.captures[fd]):
             self.sel.unregister(fd)
             self.open_fds.discard(fd)
+        if self.marker is not None and self.marker.started:
+            self.marker = None
+            self.deadline = time.monotonic() + self.wall_s
         if not self.killed and any(c.over for c in self.captures.values()):
             self.out.output_exceeded = True
             self.kill()

@@ -23,24 +23,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError, InvalidSampleError
-from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
-from ._isolation import (
+from ._backends import (
+    ISOLATIONS,
     Backend,
-    Cgroups,
-    MountPlan,
     Workdir,
     choose_isolation,
     make_backend,
     marker_command,
-    pid_alive,
-    plan_mounts,
     prlimit_command,
-    unreachable_for_others,
 )
+from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
+from ._cgroups import Cgroups, pid_alive
 from ._languages import LANGUAGES, Language, Toolchain, resolve_language
 from ._launcher import LauncherPool
+from ._mounts import MountPlan, plan_mounts, unreachable_for_others
 from ._process import Outcome, supervise
 from ._types import Limits, RunResult, RunStatus
+from ._uids import UidPool
 
 __all__ = ["Sandbox", "default_sandbox"]
 
@@ -77,6 +76,7 @@ class _State:
     cgroups: Cgroups
     launchers: LauncherPool | None
     owns_cache: bool
+    uids: UidPool | None  # as root: the runs' uids (one run at a time each, keyrings emptied between)
 
     def slot(self, memory_bytes: int | None, max_tasks: int) -> Any:
         if self.launchers is None:
@@ -87,8 +87,9 @@ class _State:
 class Sandbox:
     """Runs untrusted programs. See the package docstring for exactly what is isolated.
 
-    ``isolation``: ``"auto"`` (default: ``unshare`` as root, else ``bwrap`` if installed, else ``none``
-    with a warning), or one of them explicitly (a ConfigError says why it is unavailable).
+    ``isolation``: ``"auto"`` (default: ``unshare`` as root, else ``bwrap`` if it works here, else a
+    ConfigError: it never falls back to ``none``), or one of ``unshare``, ``bwrap``, ``none`` by name (a
+    ConfigError says why it is unavailable). ``none`` isolates nothing but resources: only when named.
     ``cache_dir``: where compiled programs are kept (default: a private temporary directory removed by
     :meth:`close`). ``cache_max_mb``: the cache's size cap (least recently used entries are removed
     past it; a build over a quarter of it is used once and not kept). ``max_parallel``: runs at once
@@ -238,7 +239,8 @@ class Sandbox:
         )
         cache = CompileCache(cache_dir, self._cache_max_bytes)
         owns_cache = self._cache_dir_arg is None
-        return _State(base, cache_dir, cache, toolchains, backend, cgroups, launchers, owns_cache)
+        uids = UidPool() if backend.drops_privileges else None
+        return _State(base, cache_dir, cache, toolchains, backend, cgroups, launchers, owns_cache, uids)
 
     def _prepare(self, base: str) -> tuple[str, dict[str, Toolchain | None], MountPlan, Backend]:
         cache_dir = self._cache_dir_arg or os.path.join(base, "cache")
@@ -278,7 +280,10 @@ class Sandbox:
         cancel: threading.Event | None,
     ) -> RunResult:
         lang = resolve_language(language)
-        job = _Job.build(lang, code, stdin, limits, files, args)
+        try:
+            job = _Job.build(lang, code, stdin, limits, files, args)
+        except _ProgramFault as fault:
+            return RunResult(RunStatus.COMPILE_ERROR, exit_code=1, stderr=str(fault), error=str(fault))
         state = self._ensure()
         tc = state.toolchains.get(lang.name)
         if tc is None:
@@ -392,12 +397,20 @@ class Sandbox:
 
     @contextlib.contextmanager
     def _workdir(self, state: _State, quota: int, inodes: int, build: str | None = None) -> Any:
-        uid = _random_uid() if state.backend.drops_privileges else os.geteuid()
-        wd = state.backend.make_workdir(quota, inodes, uid, build)
+        pooled = state.uids is not None
+        uid = state.uids.take() if state.uids is not None else os.geteuid()
+        clean = False
         try:
-            yield wd, uid
+            wd = state.backend.make_workdir(quota, inodes, uid, build)
+            try:
+                yield wd, uid
+                clean = True
+            finally:
+                state.backend.remove_workdir(wd)
         finally:
-            state.backend.remove_workdir(wd)
+            if pooled:
+                assert state.uids is not None
+                state.uids.give(uid, retire=not clean)
 
     def _execute_in(
         self,
@@ -444,6 +457,11 @@ class Sandbox:
 # A validated request
 
 
+class _ProgramFault(Exception):
+    """Something the program itself decided (a name, a size) that the sandbox cannot hold: the program's
+    failure (a compile error), never a sandbox error, which callers retry as an outage."""
+
+
 @dataclass(frozen=True)
 class _Job:
     code: str
@@ -477,6 +495,11 @@ class _Job:
         for i, arg in enumerate(args):
             _encoded(f"args[{i}]", arg)
         source = lang.source_name(code)
+        if len(source.encode()) > NAME_MAX:  # the program named it (a Java public class): its failure
+            raise _ProgramFault(
+                f"sandbox: the source file {source[:60]!r}... would be named with {len(source.encode())} "
+                f"bytes, more than the file system's {NAME_MAX}"
+            )
         normalised = _check_files(files or {}, source)
         return cls(code, source, _as_bytes(stdin, "stdin"), limits, normalised, tuple(args))
 
@@ -612,7 +635,9 @@ def _environment(workdir: str, toolchains: Mapping[str, Toolchain | None]) -> di
             if d not in extra and d not in _STD_PATH.split(":"):
                 extra.append(d)
     path = ":".join([_STD_PATH, *extra])
-    return {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", **_THREAD_CAPS}
+    # PYTHONBREAKPOINT=0: a breakpoint() never starts pdb (which reads rc files from the cwd and HOME)
+    env = {"PATH": path, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "PYTHONBREAKPOINT": "0"}
+    return {**env, **_THREAD_CAPS}
 
 
 def _account_cpu(out: Outcome, cgroup_cpu_s: float | None, rusage_complete: bool) -> None:
@@ -621,11 +646,6 @@ def _account_cpu(out: Outcome, cgroup_cpu_s: float | None, rusage_complete: bool
         out.cpu_s = max(cgroup_cpu_s, out.cpu_s or 0.0)
     elif not rusage_complete:
         out.cpu_s = None
-
-
-def _random_uid() -> int:
-    """A uid no real account uses, fresh per run, so RLIMIT_NPROC counts exactly this run's tasks."""
-    return 1_000_000 + secrets.randbelow(1 << 30)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -727,6 +747,8 @@ def _cleanup(owner_pid: int, holder: list[_State | None]) -> None:
     if state.launchers is not None:
         state.launchers.close()
     state.backend.close()
+    if state.uids is not None:
+        state.uids.close()
     if state.owns_cache or state.cache_dir.startswith(state.base + os.sep):
         shutil.rmtree(state.cache_dir, ignore_errors=True)
     shutil.rmtree(state.base, ignore_errors=True)
@@ -751,10 +773,20 @@ _default: Sandbox | None = None
 _default_lock = threading.Lock()
 
 
+#: names the process-wide sandbox's isolation (default ``auto``); the only way to make it ``none``
+ENV_ISOLATION = "REWARDLOOP_SANDBOX_ISOLATION"
+
+
 def default_sandbox() -> Sandbox:
-    """The process-wide sandbox (``isolation="auto"``), created on first use."""
+    """The process-wide sandbox, created on first use: ``isolation="auto"``, or what
+    ``REWARDLOOP_SANDBOX_ISOLATION`` names (``none`` runs only when named there)."""
     global _default
     with _default_lock:
         if _default is None or _default._closed:
-            _default = Sandbox()
+            isolation = os.environ.get(ENV_ISOLATION) or "auto"
+            if isolation not in ISOLATIONS:
+                raise ConfigError(
+                    f"{ENV_ISOLATION}={isolation[:40]!r} is not a sandbox isolation. Allowed: {', '.join(ISOLATIONS)}"
+                )
+            _default = Sandbox(isolation=isolation)
         return _default

@@ -6,15 +6,17 @@ Accepted specifications (a dict, or its JSON text; see :func:`parse_tests`):
 * **stdin/stdout** (APPS, CodeContests, Codeforces, TACO): ``{"inputs": [...], "outputs": [...]}``. Each
   input is fed on stdin (a list of lines is joined with ``"\\n"``); the program passes when it exits 0 and
   its stdout equals the expected output up to trailing whitespace on each line and trailing blank lines.
-  With ``float_tol`` the comparison is token-wise per line: two integer tokens must be equal, other
-  decimal numbers are equal when ``math.isclose(a, b, rel_tol=float_tol, abs_tol=float_tol)``. An expected output of ``None``
+  With ``float_tol`` the comparison is token-wise per line: an expected integer token is exact (only
+  the same number matches it: ``1000000.0`` does, ``1000009.0`` does not), other decimal numbers are
+  equal when ``math.isclose(a, b, rel_tol=float_tol, abs_tol=float_tol)``. An expected output of ``None``
   only asks for exit code 0.
 * **call-based** (``"fn_name"`` next to ``inputs``/``outputs``; python only): each input is the function's
   arguments, either as APPS stores them (a string of JSON lines, one argument per line) or as a JSON list.
   The checker (below) calls ``fn_name`` (a module-level function, else ``Solution().fn_name``, LeetCode
   style) and reports the JSON of the result; the host compares decoded values: equal, or equal to the only
   element of a one-element expected list (APPS wraps results that way). Tuples and lists are the same
-  (JSON has only lists); with ``float_tol`` numbers compare with tolerance. A function that raises fails
+  (JSON has only lists); with ``float_tol`` an expected float compares with tolerance, an expected
+  integer exactly (as verl compares call-based results). A function that raises fails
   with ``runtime_error`` even when the expected output is empty or ``None`` (verl's SandboxFusion driver
   exits 0 there, verl #7853).
 * **HumanEval**: ``{"test": "def check(candidate): ...", "entry_point": "f", "prompt"?: "..."}``: one
@@ -63,6 +65,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
+import decimal
 import functools
 import json
 import marshal
@@ -91,8 +95,10 @@ __all__ = [
     "run_tests",
 ]
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
+# ASCII only: int() and float() accept every Unicode decimal digit (full-width, Arabic-Indic ...)
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_BLANKS = re.compile(r"[ \t\r\f\v]+")  # token separators: ASCII blanks, not every Unicode space
 _DETAIL_CHARS = 300
 _DEFAULT_LIMITS = Limits()
 
@@ -274,17 +280,24 @@ def _lines(text: str) -> list[str]:
 
 
 def _numbers_close(a: str, b: str, tol: float) -> bool:
+    """``a`` (the program's token) against ``b`` (the expected one). An expected integer is exact: only
+    the same number matches it (``1000000.0`` does, ``1000009.0`` does not); other numbers compare
+    under ``tol``."""
     if a == b:
         return True
     if not (_NUMBER.fullmatch(a) and _NUMBER.fullmatch(b)):
         return False
-    if _INTEGER.fullmatch(a) and _INTEGER.fullmatch(b):
+    if _INTEGER.fullmatch(b):
         try:
-            return int(a) == int(b)  # integers are exact: 1000000 is not 1000001
-        except ValueError:  # past Python's digit limit for int()
+            return decimal.Decimal(a) == int(b)  # exact, whatever the spelling of a
+        except (ValueError, ArithmeticError):  # past Python's digit limit for int()
             return False
     x, y = float(a), float(b)
     return math.isfinite(x) and math.isfinite(y) and math.isclose(x, y, rel_tol=tol, abs_tol=tol)
+
+
+def _tokens(line: str) -> list[str]:
+    return [t for t in _BLANKS.split(line) if t]
 
 
 def compare_stdout(got: str, expected: str, float_tol: float | None = None) -> bool:
@@ -296,7 +309,7 @@ def compare_stdout(got: str, expected: str, float_tol: float | None = None) -> b
     if float_tol is None or len(a) != len(b):
         return False
     for la, lb in zip(a, b, strict=True):
-        ta, tb = la.split(), lb.split()
+        ta, tb = _tokens(la), _tokens(lb)
         if len(ta) != len(tb) or not all(
             _numbers_close(x, y, float_tol) for x, y in zip(ta, tb, strict=True)
         ):
@@ -309,7 +322,8 @@ def _values_equal(a: Any, b: Any, tol: float | None) -> bool:
         return len(a) == len(b) and all(_values_equal(x, y, tol) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_values_equal(a[k], b[k], tol) for k in a)
-    if tol is not None and isinstance(a, int | float) and isinstance(b, int | float):
+    if tol is not None and isinstance(a, int | float) and isinstance(b, float):
+        # an expected integer is exact (verl compares call-based results exactly); floats get ``tol``
         return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
     return bool(a == b)
 
@@ -514,6 +528,7 @@ def run_tests(
     stop_on_failure: bool = False,
     max_tests: int | None = None,
     float_tol: float | None = None,
+    time_budget_s: float | None = None,
 ) -> list[TestResult]:
     """Run ``code`` against ``tests`` (a :class:`TestSuite` or anything :func:`parse_tests` accepts).
 
@@ -525,7 +540,13 @@ def run_tests(
     naming it (``code``, ``tests: inputs[3]`` ...) before anything runs, as :meth:`Sandbox.run` does. ``sandbox``: the
     backend, :func:`default_sandbox` when ``None``; any object with :meth:`Sandbox.run`'s signature works,
     e.g. :class:`rewardloop.sandbox.fusion.SandboxFusionClient` (whose outages raise ``InfraError``).
+    ``time_budget_s``: the wall time all of the sample's runs may take together (``None``: no budget).
+    Each test's limit is the smaller of ``limits.wall_s`` and what is left; once the budget is spent the
+    remaining tests are ``timeout`` without running, so an endless loop costs the budget, not one
+    timeout per test.
     """
+    if time_budget_s is not None and not (isinstance(time_budget_s, int | float) and time_budget_s > 0):
+        raise TestSpecError(f"time_budget_s must be a number > 0 or None, got {time_budget_s!r}")
     suite = tests if isinstance(tests, TestSuite) else parse_tests(tests)
     if suite.kind != "stdio" and language != "python":
         raise TestSpecError(f"{suite.kind} tests run python code only, not {language!r}")
@@ -533,13 +554,20 @@ def run_tests(
     _check_text(code, suite, cases)
     sb = sandbox if sandbox is not None else default_sandbox()
     results: list[TestResult] = []
+    left = math.inf if time_budget_s is None else float(time_budget_s)
     for index, case in enumerate(cases):
+        if left <= 0:
+            detail = f"the sample's time budget ({time_budget_s:g} s) was spent by earlier tests"
+            results.extend(TestResult(i, TestStatus.TIMEOUT, detail) for i in range(index, len(cases)))
+            break
+        run_limits = limits if left >= limits.wall_s else dataclasses.replace(limits, wall_s=left)
         nonce = secrets.token_hex(16)
         request = _request(suite, code, case, nonce)
         if request is None:
-            run = sb.run(code, language, stdin=case.stdin, limits=limits)
+            run = sb.run(code, language, stdin=case.stdin, limits=run_limits)
         else:
-            run = sb.run(_driver(sb), "python", stdin=request, limits=limits)
+            run = sb.run(_driver(sb), "python", stdin=request, limits=run_limits)
+        left -= run.wall_s
         status, detail = _judge(suite, case, run, nonce, float_tol)
         results.append(TestResult(index, status, detail, round(run.wall_s, 4)))
         if status is TestStatus.SANDBOX_ERROR:

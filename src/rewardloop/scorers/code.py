@@ -115,6 +115,8 @@ class CodeScorer(Scorer):
     Options: ``continuous`` (fraction passed, default True; else binary), ``max_tests`` (first N tests,
     default all), ``language`` (default ``"python"``), ``wall_s`` per test (default 10), ``memory_mb``
     (default 1024), ``float_tol`` (numeric tolerance of output comparison, default None = exact),
+    ``time_budget_s`` (wall time of all the sample's tests together, default 60 s and at least
+    ``wall_s``; ``None``: no budget; tests past it are ``timeout`` without running),
     ``sandbox`` (the backend: ``None`` for the process-wide local sandbox, or any object with
     :meth:`Sandbox.run <rewardloop.sandbox.Sandbox.run>`'s signature that pickles, such as
     :class:`~rewardloop.sandbox.fusion.SandboxFusionClient` for a SandboxFusion server).
@@ -134,6 +136,7 @@ class CodeScorer(Scorer):
         memory_mb: int | None = 1024,
         float_tol: float | None = None,
         sandbox: Any = None,
+        time_budget_s: float | None = 60.0,
     ) -> None:
         if max_tests is not None and (not isinstance(max_tests, int) or max_tests < 1):
             raise ConfigError(f"max_tests must be an int >= 1 or None, got {max_tests!r}")
@@ -141,6 +144,13 @@ class CodeScorer(Scorer):
         self.max_tests = max_tests
         self.language = language
         self.float_tol = float_tol
+        if time_budget_s is not None and (
+            not isinstance(time_budget_s, int | float)
+            or isinstance(time_budget_s, bool)
+            or time_budget_s <= 0
+        ):
+            raise ConfigError(f"time_budget_s must be a number > 0 or None, got {time_budget_s!r}")
+        self.time_budget_s = None if time_budget_s is None else max(float(time_budget_s), float(wall_s))
         self.limits = Limits(wall_s=wall_s, memory_mb=memory_mb)
         if sandbox is not None and not callable(getattr(sandbox, "run", None)):
             raise ConfigError(f"sandbox must have a run(code, language, ...) method, got {sandbox!r}")
@@ -156,6 +166,7 @@ class CodeScorer(Scorer):
             "memory_mb": self.limits.memory_mb,
             "float_tol": self.float_tol,
             "sandbox": self.sandbox,
+            "time_budget_s": self.time_budget_s,
             **changes,
         }
         return CodeScorer(**options)
@@ -185,6 +196,7 @@ class CodeScorer(Scorer):
                 stop_on_failure=not self.continuous,
                 max_tests=self.max_tests,
                 float_tol=self.float_tol,
+                time_budget_s=self.time_budget_s,
             )
         except InvalidSampleError as exc:  # test text the sandbox cannot carry: refuse the sample
             return Score.failure(Status.INVALID_INPUT, f"ground_truth: {exc}")

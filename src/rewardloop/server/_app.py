@@ -38,8 +38,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .._io import response_text
 from ..config import RewardConfig, load_reward_config
 from ..errors import ScoringError
 from ..types import Sample, Score, ScoreBatch, Status
@@ -93,13 +94,19 @@ class SampleIn(BaseModel):
             out[name] = value
         return out
 
-    response: str
+    # a string, or a chat (TRL's conversational format): the last assistant message, as the CLI reads it
+    response: str | list[dict[str, Any]]
     ground_truth: Any = None
     task: str | None = None
     prompt: Any = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     uid: str | None = None
     length: int | None = Field(default=None, ge=0)
+
+    @field_validator("response")
+    @classmethod
+    def _chat_to_text(cls, value: Any) -> str:
+        return response_text(value)  # an InvalidSampleError is a ValueError: a 422 naming samples[i].response
 
 
 class ScoreRequest(BaseModel):

@@ -52,7 +52,14 @@ class RunCodeLimits:
         max_files: entries in ``files`` (and in ``fetch_files``); more gets 422.
         max_queued: requests that may wait for a free sandbox slot; past ``max_parallel + max_queued``
             requests at once, a request gets 429 with ``Retry-After``.
+        max_queued_bytes: request bodies admitted at once (running or waiting), in bytes: a request's
+            ``Content-Length`` (``max_body_bytes`` when it sends none) is reserved before its body is read;
+            past this budget, 429. A request holds about twice its body in memory while it waits.
         retry_after_s: the ``Retry-After`` of that 429 (rounded up to whole seconds).
+        header_timeout_s: a connection that has not sent a request's complete headers within this time is
+            closed (a client that opens connections and stalls would otherwise hold them forever).
+        min_timeout_s: ``run_timeout`` / ``compile_timeout`` below this get 422 (too short to start a
+            program: a client's mistake, not a sandbox failure).
     """
 
     default_run_timeout_s: float = 10.0
@@ -68,7 +75,10 @@ class RunCodeLimits:
     max_file_bytes: int = 16 * _MiB
     max_files: int = 64
     max_queued: int = 1024
+    max_queued_bytes: int = 256 * _MiB
     retry_after_s: float = 1.0
+    header_timeout_s: float = 10.0
+    min_timeout_s: float = 0.05
 
     def __post_init__(self) -> None:
         for name in ("default_run_timeout_s", "default_compile_timeout_s", "max_run_timeout_s"):
@@ -76,6 +86,14 @@ class RunCodeLimits:
         _check_positive("max_compile_timeout_s", self.max_compile_timeout_s, "run_code.")
         _check_positive("retry_after_s", self.retry_after_s, "run_code.")
         _check_positive("body_timeout_s", self.body_timeout_s, "run_code.")
+        _check_positive("header_timeout_s", self.header_timeout_s, "run_code.")
+        _check_positive("min_timeout_s", self.min_timeout_s, "run_code.")
+        _check_int("max_queued_bytes", self.max_queued_bytes, 1, prefix="run_code.")
+        if self.max_body_bytes > self.max_queued_bytes:
+            raise ConfigError("run_code.max_body_bytes must be <= run_code.max_queued_bytes")
+        for name in ("default_run_timeout_s", "default_compile_timeout_s"):
+            if getattr(self, name) < self.min_timeout_s:
+                raise ConfigError(f"run_code.{name} must be >= run_code.min_timeout_s")
         for name in ("default_memory_limit_mb", "max_memory_limit_mb", "max_body_bytes", "max_code_bytes"):
             _check_int(name, getattr(self, name), 1, prefix="run_code.")
         for name in ("max_stdin_bytes", "max_file_bytes", "max_files", "max_queued"):

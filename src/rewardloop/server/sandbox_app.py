@@ -18,8 +18,12 @@ Languages: ``python``, ``cpp``, ``c``, ``java``, ``nodejs`` (also ``javascript``
 Every request is bounded by a :class:`~rewardloop.server._config.RunCodeLimits` (defaults in
 ``docs/sandbox.md``): a body over ``max_body_bytes`` is HTTP 413, one that has not arrived within
 ``body_timeout_s`` is HTTP 408; a malformed field, or one over its limit (timeouts, memory, code, stdin,
-file sizes and count, file names), is HTTP 422 whose JSON names the ``field`` and the ``limit``; more than ``max_parallel + max_queued`` requests at once get HTTP 429 with
-``Retry-After``. ``SandboxError`` is kept for failures of the sandbox itself (clients retry those as
+file sizes and count, file names), is HTTP 422 whose JSON names the ``field`` and the ``limit``; more than
+``max_parallel + max_queued`` requests at once, or more than ``max_queued_bytes`` of their bodies, get
+HTTP 429 with ``Retry-After``; a body that is not ``Content-Type: application/json`` is HTTP 415 (a
+browser's cross-origin "simple" POST never runs code); a connection that has not sent its headers within
+``header_timeout_s`` is closed (:func:`serve`). With a ``token``, ``/run_code`` needs it (bearer header
+or ``?token=``), else 401; :func:`serve` refuses a non-loopback host without one. ``SandboxError`` is kept for failures of the sandbox itself (clients retry those as
 outages), and its message names no host path or process id. A client that disconnects cancels its run
 and the sandbox kills the program's processes.
 
@@ -51,6 +55,7 @@ from starlette.requests import ClientDisconnect
 
 from ..errors import ConfigError, InvalidSampleError
 from ..sandbox import Limits, RunResult, RunStatus, Sandbox
+from ._auth import check_bearer
 from ._config import RunCodeLimits
 
 __all__ = ["create_app", "serve", "to_response"]
@@ -181,13 +186,21 @@ def parse_request(data: Any, limits: RunCodeLimits) -> RunCodeRequest:
     language = _language(data)
     stdin = _text(data, "stdin", limits.max_stdin_bytes, "max_stdin_bytes", required=False)
     run_limits = Limits(
-        wall_s=_timeout(data, "run_timeout", limits.default_run_timeout_s, limits.max_run_timeout_s, "run"),
+        wall_s=_timeout(
+            data,
+            "run_timeout",
+            limits.default_run_timeout_s,
+            limits.max_run_timeout_s,
+            "run",
+            limits.min_timeout_s,
+        ),
         compile_wall_s=_timeout(
             data,
             "compile_timeout",
             limits.default_compile_timeout_s,
             limits.max_compile_timeout_s,
             "compile",
+            limits.min_timeout_s,
         ),
         memory_mb=_memory(data, limits),
     )
@@ -256,7 +269,7 @@ def _shown_number(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
-def _timeout(data: dict, field: str, default: float, maximum: float, phase: str) -> float:
+def _timeout(data: dict, field: str, default: float, maximum: float, phase: str, minimum: float) -> float:
     value = data.get(field)
     if value is None:
         return default
@@ -264,6 +277,13 @@ def _timeout(data: dict, field: str, default: float, maximum: float, phase: str)
     if not finite or value <= 0:
         raise Refused(
             422, field, f"{field} must be a finite number of seconds > 0, got {_shown_number(value)}"
+        )
+    if value < minimum:
+        raise Refused(
+            422,
+            field,
+            f"{field}={_shown_number(value)} is under this server's min_timeout_s ({minimum:g} s)",
+            minimum,
         )
     if value > maximum:
         raise Refused(
@@ -420,21 +440,39 @@ def _decode_json(body: bytes) -> Any:
 
 
 class _Gate:
-    """Requests admitted at once (running or waiting for a sandbox slot); past ``capacity``, 429.
+    """Requests admitted at once (running or waiting for a sandbox slot): past ``capacity`` requests, or
+    past ``byte_capacity`` bytes of bodies (each reserves its declared size before it is read), 429.
     Used from one event loop only."""
 
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
+    def __init__(self, capacity: int, byte_capacity: int) -> None:
+        self.capacity, self.byte_capacity = capacity, byte_capacity
         self.active = 0
+        self.bytes = 0
 
-    def enter(self) -> bool:
-        if self.active >= self.capacity:
+    def enter(self, cost: int) -> bool:
+        if self.active >= self.capacity or self.bytes + cost > self.byte_capacity:
             return False
         self.active += 1
+        self.bytes += cost
         return True
 
-    def leave(self) -> None:
+    def leave(self, cost: int) -> None:
         self.active -= 1
+        self.bytes -= cost
+
+
+def _reserved_bytes(request: Request, limits: RunCodeLimits) -> int:
+    """What a request reserves of the byte budget: its Content-Length, capped (the body is refused past
+    ``max_body_bytes`` anyway), or ``max_body_bytes`` when it declares none (chunked)."""
+    length = request.headers.get("content-length", "")
+    return min(int(length), limits.max_body_bytes) if length.isdigit() else limits.max_body_bytes
+
+
+def _json_media_type(request: Request) -> bool:
+    """Only ``application/json`` (with any parameters): a browser's cross-origin "simple" POST
+    (``text/plain``, form encodings) is never run, and needs no preflight to be sent."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json"
 
 
 async def _disconnected(receive: Callable[[], Any]) -> None:
@@ -517,12 +555,13 @@ async def _handle(sb: Sandbox, limits: RunCodeLimits, request: Request) -> Respo
     return JSONResponse(to_response(result))
 
 
-def _overloaded(limits: RunCodeLimits, capacity: int) -> JSONResponse:
+def _overloaded(limits: RunCodeLimits, gate: _Gate) -> JSONResponse:
     body = {
         "error": "overloaded",
         "field": None,
-        "limit": capacity,
-        "detail": f"this server is running or queueing {capacity} requests (max_parallel + max_queued); "
+        "limit": gate.capacity,
+        "detail": f"this server is running or queueing {gate.active} requests ({gate.bytes} bytes of bodies; "
+        f"at most {gate.capacity} = max_parallel + max_queued, and max_queued_bytes = {gate.byte_capacity}); "
         "retry later",
     }
     headers = {"Retry-After": str(max(1, math.ceil(limits.retry_after_s))), "Connection": "close"}
@@ -534,13 +573,17 @@ def create_app(
     *,
     max_parallel: int | None = None,
     limits: RunCodeLimits | None = None,
+    isolation: str = "auto",
+    token: str | None = None,
 ) -> FastAPI:
-    """The FastAPI app; it owns (and closes on shutdown) a new :class:`Sandbox` unless one is given.
-    ``limits``: what a request may ask for (default :class:`RunCodeLimits`)."""
+    """The FastAPI app; it owns (and closes on shutdown) a new :class:`Sandbox` (of ``isolation``) unless
+    one is given. ``limits``: what a request may ask for (default :class:`RunCodeLimits`). ``token``:
+    required on ``/run_code`` as ``Authorization: Bearer <token>`` or ``?token=`` (verl's client cannot
+    set headers); ``/v1/ping`` stays open for health checks."""
     owned = sandbox is None
-    sb = sandbox if sandbox is not None else Sandbox(max_parallel=max_parallel)
+    sb = sandbox if sandbox is not None else Sandbox(max_parallel=max_parallel, isolation=isolation)
     bounds = limits if limits is not None else RunCodeLimits()
-    gate = _Gate(sb.max_parallel + bounds.max_queued)
+    gate = _Gate(sb.max_parallel + bounds.max_queued, bounds.max_queued_bytes)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -556,14 +599,86 @@ def create_app(
 
     @app.post("/run_code")
     async def run_code(request: Request) -> Response:
-        if not gate.enter():
-            return _overloaded(bounds, gate.capacity)
+        if not _token_ok(token, request):
+            body = {
+                "error": "unauthorized",
+                "field": None,
+                "limit": None,
+                "detail": "a valid token is required",
+            }
+            return JSONResponse(
+                body, status_code=401, headers={"WWW-Authenticate": "Bearer", "Connection": "close"}
+            )
+        if not _json_media_type(request):
+            detail = "the body must be JSON sent as Content-Type: application/json"
+            body = {
+                "error": "unsupported_media_type",
+                "field": "content-type",
+                "limit": None,
+                "detail": detail,
+            }
+            return JSONResponse(body, status_code=415, headers={"Connection": "close"})
+        cost = _reserved_bytes(request, bounds)
+        if not gate.enter(cost):
+            return _overloaded(bounds, gate)
         try:
             return await _handle(sb, bounds, request)
         finally:
-            gate.leave()
+            gate.leave(cost)
 
     return app
+
+
+def _token_ok(token: str | None, request: Request) -> bool:
+    if check_bearer(token, request.headers.get("authorization")):
+        return True
+    given = request.query_params.getlist("token") if token is not None else []
+    return len(given) == 1 and check_bearer(token, f"Bearer {given[0]}")
+
+
+def header_timeout_protocol(timeout_s: float) -> type:
+    """uvicorn's h11 protocol with a deadline for each request's headers: a connection that has not sent
+    complete headers ``timeout_s`` after it opened (or after its previous response) is closed. uvicorn
+    itself only times out idle keep-alive connections, and any byte resets that timer."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderTimeoutProtocol(H11Protocol):  # type: ignore[misc]
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self.cycle is None or self.cycle.response_complete:
+                self._arm()  # between requests: the next one's headers are due
+            super().data_received(data)
+            if self.cycle is not None and not self.cycle.response_complete:
+                self._disarm()  # a request's headers arrived (the body has its own timeout)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(timeout_s, self._expired)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _expired(self) -> None:
+            self._header_timer = None
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.close()
+
+    return HeaderTimeoutProtocol
 
 
 def serve(
@@ -571,9 +686,19 @@ def serve(
     port: int = 8080,
     max_parallel: int | None = None,
     limits: RunCodeLimits | None = None,
+    isolation: str = "auto",
+    token: str | None = None,
 ) -> None:
-    """Run the app with uvicorn until interrupted."""
+    """Run the app with uvicorn until interrupted. A host that is not a loopback address needs ``token``."""
     import uvicorn
 
-    app = create_app(max_parallel=max_parallel, limits=limits)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from ._config import is_loopback
+
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"refusing to bind {host!r} without a token: anyone who can reach it could run code"
+        )
+    bounds = limits if limits is not None else RunCodeLimits()
+    app = create_app(max_parallel=max_parallel, limits=bounds, isolation=isolation, token=token)
+    protocol = header_timeout_protocol(bounds.header_timeout_s)
+    uvicorn.run(app, host=host, port=port, log_level="warning", http=protocol)

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..._io import response_text
 from ...errors import InvalidSampleError
 from ...scorers._base import Scorer
 from ...scorers._custom import (
@@ -81,41 +82,6 @@ def _nested(value: Any, field: str) -> Any:
                     f"{field} is a string that is not a JSON/Python dict literal"
                 ) from None
     return value
-
-
-def response_text(value: Any, field: str = "response") -> str:
-    """The text to score: a string, or a chat (a list of ``{role, content}`` messages, TRL's conversational
-    format: the last ``assistant`` message; text content parts are joined). Anything else raises
-    :class:`InvalidSampleError` saying what was found and what is allowed."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list | tuple):
-        if not value:
-            raise InvalidSampleError(f"{field!r} is an empty list: no response to score")
-        if all(isinstance(m, Mapping) for m in value):
-            assistant = [m for m in value if m.get("role") == "assistant"]
-            if not assistant:
-                roles = sorted({str(m.get("role")) for m in value})
-                raise InvalidSampleError(
-                    f"{field!r} is a chat without an assistant message (roles: {', '.join(roles)})"
-                )
-            return _content_text(assistant[-1].get("content"), field)
-    raise InvalidSampleError(
-        f"{field!r} must be a string, a list of strings (n responses) or a chat (a list of role/content "
-        f"messages), got {type(value).__name__}"
-    )
-
-
-def _content_text(content: Any, field: str) -> str:
-    if content is None or isinstance(content, str):
-        return content or ""
-    if isinstance(content, list | tuple):  # multimodal content parts: the text ones
-        return "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
-        )
-    raise InvalidSampleError(
-        f"{field!r}: an assistant message's content must be text, got {type(content).__name__}"
-    )
 
 
 def sample_from_row(row: Mapping[str, Any], response_key: str = "response") -> Sample:

@@ -1,0 +1,172 @@
+"""The mount plan (pure path logic): which directories a sandbox covers with an empty tmpfs, which
+toolchain paths it binds back read-only, and the predicates the backends and the toolchain table share.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_HIDDEN",
+    "DEVICE_NODES",
+    "MountPlan",
+    "home_directories",
+    "plan_mounts",
+    "project_root",
+    "too_broad_to_expose",
+    "unreachable_for_others",
+]
+
+# Directories a tmpfs covers by default: homes, scratch space shared with other users, runtime sockets.
+DEFAULT_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/dev/shm", "/run", "/mnt", "/media", "/srv")
+# The standard top-level directories (FHS, plus /nix and /snap, which hold software). Every other
+# top-level directory (a data volume, a checkout, the machine's own tooling) is hidden by default.
+_STANDARD_TOP = frozenset(
+    [
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "opt",
+        "proc",
+        "sbin",
+        "sys",
+        "usr",
+        "var",
+        "nix",
+        "snap",
+        "lost+found",
+    ]
+)
+# Never hidden, whatever the caller or the current directory says: the system itself.
+_SYSTEM_TREES = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/proc",
+    "/sys",
+    "/dev",
+)
+_SYSTEM = ("/", *_SYSTEM_TREES)
+# The device nodes a sandbox's /dev holds (each its own bind mount, so each must allow devices).
+DEVICE_NODES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The mount plan
+
+
+@dataclass(frozen=True)
+class MountPlan:
+    """``hidden``: directories covered by an empty tmpfs. ``exposed``: (target, source) bound back read-only."""
+
+    hidden: tuple[str, ...]
+    exposed: tuple[tuple[str, str], ...]
+
+
+def project_root() -> str | None:
+    """The source checkout rewardloop runs from (the directory holding ``pyproject.toml``/``.git``), if any."""
+    here = os.path.realpath(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    if any(part in ("site-packages", "dist-packages") for part in here.split(os.sep)):
+        return None
+    for candidate in (here, os.path.dirname(here), os.path.dirname(os.path.dirname(here))):
+        if any(os.path.exists(os.path.join(candidate, m)) for m in ("pyproject.toml", ".git")):
+            return candidate
+    return None
+
+
+def plan_mounts(
+    extra_hidden: Iterable[str], keep_visible: Iterable[str], defaults: Iterable[str] = DEFAULT_HIDDEN
+) -> MountPlan:
+    """Hide ``defaults``, the project checkout, the current directory and ``extra_hidden`` (a symbolic
+    link is followed: its target is hidden); keep ``keep_visible`` (toolchain directories or files)
+    reachable at their paths, except any that is ``/``, a home directory or above one."""
+    derived = [p for p in (project_root(), _cwd(), *_unusual_top_level()) if p]
+    derived = [p for p in derived if not any(_under(p, s) for s in _SYSTEM_TREES)]
+    visible = {p for raw in keep_visible for p in (os.path.abspath(raw), os.path.realpath(raw))}
+    visible = {p for p in visible if not too_broad_to_expose(p)}
+    hidden: list[str] = []
+    for path in sorted({os.path.realpath(raw) for raw in (*defaults, *derived, *extra_hidden)}, key=len):
+        if path in _SYSTEM or not os.path.isdir(path):
+            continue
+        if any(_under(path, h) for h in hidden) or any(_under(path, v) for v in visible):
+            continue
+        hidden.append(path)
+    exposed: list[tuple[str, str]] = []
+    for target in sorted(visible, key=len):
+        if not os.path.exists(target) or not any(_under(target, h) for h in hidden):
+            continue
+        if any(_under(target, t) for t, _ in exposed):
+            continue
+        exposed.append((target, os.path.realpath(target)))
+    return MountPlan(tuple(hidden), tuple(exposed))
+
+
+def home_directories() -> set[str]:
+    """This user's ``$HOME``, ``/root`` and the homes of the machine's login accounts (uid >= 1000)."""
+    homes = {os.path.expanduser("~"), "/root"}
+    with contextlib.suppress(Exception):
+        import pwd
+
+        homes.update(pw.pw_dir for pw in pwd.getpwall() if pw.pw_uid >= 1000 and pw.pw_uid != 65534)
+    homes = {os.path.realpath(h) for h in homes if h and os.path.isabs(h)}
+    return {h for h in homes if h != "/" and not any(_under(h, t) for t in _SYSTEM_TREES)} | {"/root"}
+
+
+def too_broad_to_expose(path: str) -> bool:
+    """Would keeping ``path`` visible expose far more than a toolchain: ``/``, a default hidden
+    directory, a home directory, or a directory above one?"""
+    path = os.path.realpath(path)
+    if path == "/" or path in DEFAULT_HIDDEN:
+        return True
+    return any(_under(home, path) for home in home_directories())
+
+
+def unreachable_for_others(path: str, plan: MountPlan) -> str | None:
+    """The first directory on the way to ``path`` (as the sandbox will see it) that other users cannot
+    cross or read, or None. Directories the plan replaces (hidden tmpfs and the parents it makes) pass."""
+    path = os.path.realpath(path)
+    current = "/"
+    for part in [p for p in path.split("/") if p]:
+        current = os.path.join(current, part)
+        covered = any(_under(current, h) for h in plan.hidden)
+        bound = any(_under(current, t) for t, _ in plan.exposed)
+        if covered and not bound:
+            continue
+        mode = os.stat(current).st_mode
+        needed = 0o005 if current == path else 0o001
+        if mode & needed != needed:
+            return current
+    return None
+
+
+def _unusual_top_level() -> list[str]:
+    try:
+        names = os.listdir("/")
+    except OSError:
+        return []
+    paths = [os.path.join("/", n) for n in names if n not in _STANDARD_TOP]
+    return [p for p in paths if os.path.isdir(p) and not os.path.islink(p)]
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
