@@ -46,6 +46,7 @@ EQUAL = [
     ("5", "\\boxed{101_2}"),
     ("10001_2", "\\boxed{10001_2}"),
     ("10001_2", "\\boxed{10001}"),  # the gold names the base; the answer writes its digits
+    ("40_9", "\\boxed{40_{\\text{nine}}}"),  # a base written as a word
 ]
 
 

@@ -426,7 +426,7 @@ def _base_equal(norm: str, gold_norm: Sequence[str], bases: frozenset[int]) -> b
     answer ``101_2`` answers the gold ``5``, and the gold ``101`` only when the question names base 2. None
     when neither side is such a numeral."""
     p = base_numeral(norm)
-    decided = False
+    decided = undecided = False
     for g in gold_norm:
         gb = base_numeral(g)
         if p is None and gb is None:
@@ -438,13 +438,15 @@ def _base_equal(norm: str, gold_norm: Sequence[str], bases: frozenset[int]) -> b
         elif gb is not None:
             if norm == gb[0]:
                 return True
+            if "_" in norm:  # "40_{\\text{nine}}" for "40_9": the later stages read word bases
+                undecided = True
         elif p is not None:
             value = exact_number(g)
             if p[2] is not None and value is not None and value == p[2]:
                 return True
             if g == p[0] and p[1] in bases:
                 return True
-    return False if decided else None
+    return False if decided and not undecided else None
 
 
 def _node_pairs(
