@@ -79,5 +79,27 @@ def test_several_final_channel_messages_are_a_hedge(rule):
     assert not wrong, wrong
 
 
+# boxes labelled as parts ("(a) ... (b) ...") answer the gold's items in order
+PARTS_MISSES = [
+    "(a) $\\boxed{5}$ (b) $\\boxed{2}$",
+    "(a) $\\boxed{5}$\n(b) $\\boxed{2}$",
+    "a) $\\boxed{5}$, b) $\\boxed{2}$",
+    "(i) $\\boxed{5}$ (ii) $\\boxed{2}$",
+]
+PARTS_EQUAL = [
+    "(a) $\\boxed{2}$ (b) $\\boxed{5}$",
+    "$\\boxed{5}$ and $\\boxed{2}$",  # unlabelled: the gold's items in any order
+]
+
+
+@pytest.mark.parametrize("rule", ("final", "wrong"))
+def test_labelled_parts_answer_the_gold_in_order(rule):
+    wrong = [r for r in PARTS_MISSES if _value("2, 5", r, rule) != 0.0]
+    assert not wrong, wrong
+    wrong = [r for r in PARTS_EQUAL if _value("2, 5", r, rule) != 1.0]
+    assert not wrong, wrong
+    assert len(PARTS_MISSES) > len(PARTS_EQUAL)
+
+
 def test_table_holds_more_near_misses_than_equivalents():
     assert len(MISSES) > len(EQUAL) and len(HARMONY_MISSES) > len(HARMONY_EQUAL)

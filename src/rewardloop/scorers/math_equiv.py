@@ -203,7 +203,9 @@ def judge(
         return verdict  # the common case, settled before any normalisation
     gold_norm = [normalize(g) for g in golds]
     if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)) and not _each_answers(answers, golds):
-        answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
+        joined = ", ".join(answers)  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
+        # parts labelled (a), (b) ... answer the gold's items in order: a tuple, not a set
+        answers = [f"({joined})" if _labelled_parts(found, answers) else joined]
     pred_norm = [normalize(a) for a in answers]
     asked = _asks_percent(prompt)
     bases = _asks_bases(prompt)
@@ -240,6 +242,25 @@ def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], pro
         if why:
             return why
     return ""
+
+
+_PART_LABEL = re.compile(
+    r"(?:^|[\s,;(])\(?(?:[a-h]|i{1,3}|iv|vi{0,3}|ix|x)\)\s*[:.]?\s*(?:\\\(|\\\[|\$+)?\s*$"
+)
+
+
+def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
+    """Whether every answer's box follows a part label ("(a)", "b)", "(ii)")."""
+    if found.method != "boxed" or not found.spans:
+        return False
+    starts = {}
+    for a, span in zip(found.answers, found.spans, strict=True):
+        starts.setdefault(a, span[0])
+    for a in answers:
+        at = starts.get(a)
+        if at is None or not _PART_LABEL.search(found.text, max(0, at - 16), at):
+            return False
+    return True
 
 
 def _drop_copied(found: Any, prompt: object) -> Any:
