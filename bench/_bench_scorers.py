@@ -43,3 +43,19 @@ class BusyScorer(Scorer):
         for i in range(self.iterations):
             acc = (acc * 31 + i) % 1_000_003
         return Score(float(acc % 2))
+
+
+class SleepyScorer(Scorer):
+    """Process scorer: sleeps 600 s for responses starting with "hang", else 0.05 s (deadline: the argument)."""
+
+    name = "bench_sleepy"
+    execution = "process"
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s  # type: ignore[misc]
+
+    def score(self, sample: Sample) -> Score:
+        import time
+
+        time.sleep(600 if sample.response.startswith("hang") else 0.05)
+        return Score(1.0)

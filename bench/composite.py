@@ -99,8 +99,8 @@ def main() -> None:
             "composite_by_hand": lambda: by_hand_composite(runner, acc, fmt, batch),
             "group_relative": lambda: runner.run_sync(rel, batch),
             "group_relative_by_hand": lambda: by_hand_zscore(runner, acc, batch),
-            "stream_composite": lambda: runner._call_sync(stream(runner, [comp], batch)),
-            "stream_components": lambda: runner._call_sync(stream(runner, [acc, fmt], batch)),
+            "stream_composite": lambda: runner.call_sync(stream(runner, [comp], batch)),
+            "stream_components": lambda: runner.call_sync(stream(runner, [acc, fmt], batch)),
         }
         for _ in range(args.rounds):
             for name, fn in variants.items():

@@ -32,6 +32,8 @@ fi
 "$PY" bench/managers_vs_verl.py
 "$PY" bench/verifier.py
 "$PY" bench/real_outputs.py
+"$PY" bench/external_outputs_build.py
+"$PY" bench/external_outputs.py --split test --speed
 "$PY" bench/grader_tests.py
 "$PY" bench/prime_math_cost.py
 "$PY" bench/trl_reward.py

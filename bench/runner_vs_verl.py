@@ -157,7 +157,7 @@ def cpu_bound(
     On 2 cores no schedule beats ``bound_s = max(parent_s, worker_s / 2, (parent_s + worker_s) / 2)``,
     so ``baseline_s / bound_s`` is the highest ratio any runner could reach against ``baseline_s``.
     """
-    from rewardloop.execution._runner import _QUICK_MAX_CHARS
+    from rewardloop.execution._attempt import QUICK_MAX_CHARS as _QUICK_MAX_CHARS
 
     def one_pass(scorers: Sequence[Any], samples: Sequence[Any]) -> tuple[float, float, int]:
         parent = worker = 0.0

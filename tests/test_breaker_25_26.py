@@ -125,69 +125,106 @@ ATTACKS_HELD: list[tuple[str, Any, str | None]] = [
     (A("Lahaul"), "Tandi, in Lahaul", None),
 ]
 
-# Attacks that earn reward 1.0 on main (each a break).
-ATTACKS_BROKEN: list[tuple[str, Any, str | None, str]] = [
+# Breaks found on main and closed as classes (tests/scorers/test_qa_equiv_classes.py, docs/qa-equiv.md).
+ATTACKS_CLOSED: list[tuple[str, Any, str | None]] = [
     (
         A("Paris is wrong"),
         "Paris",
         None,
-        "a negation after the gold ('X is wrong') is accepted by containment",
-    ),
-    (A("anything but Paris"), "Paris", None, "'anything but X' (a negation) is accepted by containment"),
-    (A("nicht Paris"), "Paris", None, "German negation 'nicht X' is accepted by containment"),
-    (A("pas Paris"), "Paris", None, "French negation 'pas X' is accepted by containment"),
-    (A("Paris ou Londres"), "Paris", None, "French 'X ou Y' hedge is accepted"),
-    (A("Paris o Londres"), "Paris", None, "Spanish 'X o Y' hedge is accepted"),
-    (A("Paris oder London"), "Paris", None, "German 'X oder Y' hedge is accepted"),
-    (A("Paris y Londres"), "Paris", None, "Spanish 'X y Y' list is accepted"),
-    (A("Paris und London"), "Paris", None, "German 'X und Y' list is accepted"),
-    (A("Paris et Londres"), "Paris", None, "French 'X et Y' list is accepted"),
-    (A("Paris? London? Berlin?"), "Paris", None, "a question-mark separated list of candidates is accepted"),
-    (A("Paris London Berlin Rome Madrid Vienna Prague"), "Paris", None, "a space-separated list of cities"),
+    ),  # was a break: a negation after the gold ('X is wrong') is accepted by containment
+    (
+        A("anything but Paris"),
+        "Paris",
+        None,
+    ),  # was a break: 'anything but X' (a negation) is accepted by containment
+    (A("nicht Paris"), "Paris", None),  # was a break: German negation 'nicht X' is accepted by containment
+    (A("pas Paris"), "Paris", None),  # was a break: French negation 'pas X' is accepted by containment
+    (A("Paris ou Londres"), "Paris", None),  # was a break: French 'X ou Y' hedge is accepted
+    (A("Paris o Londres"), "Paris", None),  # was a break: Spanish 'X o Y' hedge is accepted
+    (A("Paris oder London"), "Paris", None),  # was a break: German 'X oder Y' hedge is accepted
+    (A("Paris y Londres"), "Paris", None),  # was a break: Spanish 'X y Y' list is accepted
+    (A("Paris und London"), "Paris", None),  # was a break: German 'X und Y' list is accepted
+    (A("Paris et Londres"), "Paris", None),  # was a break: French 'X et Y' list is accepted
+    (
+        A("Paris? London? Berlin?"),
+        "Paris",
+        None,
+    ),  # was a break: a question-mark separated list of candidates is accepted
+    (
+        A("Paris London Berlin Rome Madrid Vienna Prague"),
+        "Paris",
+        None,
+    ),  # was a break: a space-separated list of cities
     (
         A("A B C D E F G H I J K L M N O P Q R S T U V W X Y Z Paris"),
         "Paris",
         None,
-        "gold after filler tokens",
-    ),
-    (A("Paris, unless it is London"), "Paris", None, "'X, unless it is Y' hedge is accepted"),
-    (A("perhaps Paris"), "Paris", None, "a hedge in other words ('perhaps X') is accepted"),
-    (A("possibly Paris"), "Paris", None, "a hedge in other words ('possibly X') is accepted"),
+    ),  # was a break: gold after filler tokens
+    (A("Paris, unless it is London"), "Paris", None),  # was a break: 'X, unless it is Y' hedge is accepted
+    (A("perhaps Paris"), "Paris", None),  # was a break: a hedge in other words ('perhaps X') is accepted
+    (A("possibly Paris"), "Paris", None),  # was a break: a hedge in other words ('possibly X') is accepted
     (
         A("I think it might be Paris but I'm not sure"),
         "Paris",
         None,
-        "an explicit 'not sure' hedge is accepted",
-    ),
-    (A("before 1945"), "1945", None, "'before YEAR' (a different time) is accepted"),
-    (A("after 1945"), "1945", None, "'after YEAR' (a different time) is accepted"),
-    (A("at least 7"), "7", None, "'at least N' (a bound, not the number) is accepted"),
-    (A("more than 7"), "7", None, "'more than N' (excludes N) is accepted"),
-    (A("fewer than seven"), "7", None, "'fewer than N' (excludes N) is accepted"),
-    (A("-5"), "5", None, "a negative number is 'exact' for the positive gold"),
-    (A("5%"), "5", None, "a percentage is 'exact' for a bare number gold"),
+    ),  # was a break: an explicit 'not sure' hedge is accepted
+    (A("before 1945"), "1945", None),  # was a break: 'before YEAR' (a different time) is accepted
+    (A("after 1945"), "1945", None),  # was a break: 'after YEAR' (a different time) is accepted
+    (A("at least 7"), "7", None),  # was a break: 'at least N' (a bound, not the number) is accepted
+    (A("more than 7"), "7", None),  # was a break: 'more than N' (excludes N) is accepted
+    (A("fewer than seven"), "7", None),  # was a break: 'fewer than N' (excludes N) is accepted
+    (A("-5"), "5", None),  # was a break: a negative number is 'exact' for the positive gold
+    (A("5%"), "5", None),  # was a break: a percentage is 'exact' for a bare number gold
+    (
+        A("Mr. Smith"),
+        "Mrs. Smith",
+        None,
+    ),  # was a break: honorific normalisation makes Mr. equal Mrs. (another person)
+    (
+        A("Pythagoras' theorem"),
+        "Pythagoras",
+        None,
+    ),  # was a break: a theorem named after the gold person is accepted
+    (
+        A("USA"),
+        "Union of South Africa",
+        None,
+    ),  # was a break: an acronym that names a different, better-known entity
+]
+
+# Judgement calls the rules accept by design (docs/qa-equiv.md, 'Judgement calls'): the gold list cannot tell
+# George W. Bush from his father when the answer drops the initial, nor Paris, France from Paris, Texas; a Jr.
+# dropped or added, and the gold inside a longer name, are accepted because dev's raters accept that shape.
+ATTACKS_BROKEN: list[tuple[str, Any, str | None, str]] = [
     (
         A("John Kennedy Jr."),
         "John F. Kennedy",
         None,
-        "'Jr.' (a different person, the son) accepted by 'name'",
+        "accepted by design: 'Jr.' dropped or added (dev raters)",
+    ),
+    (A("Paris Hilton"), "Paris", None, "accepted by design: the gold inside a longer name (dev raters)"),
+    (
+        A("Paris Saint-Germain"),
+        "Paris",
+        None,
+        "accepted by design: the gold inside a longer name (dev raters)",
     ),
     (
         A("George Bush"),
         "George W. Bush",
         None,
-        "dropping the distinguishing initial (also the father) is accepted",
+        "accepted by design: dropping the distinguishing initial (also the father) is accepted",
     ),
-    (A("Mr. Smith"), "Mrs. Smith", None, "honorific normalisation makes Mr. equal Mrs. (another person)"),
-    (A("Paris Hilton"), "Paris", None, "a person named after the gold is accepted by containment"),
-    (A("Paris Saint-Germain"), "Paris", None, "a football club containing the gold is accepted"),
-    (A("Paris, Texas"), "Paris", None, "a different city of the same name is accepted by containment"),
-    (A("Pythagoras' theorem"), "Pythagoras", None, "a theorem named after the gold person is accepted"),
-    (A("USA"), "Union of South Africa", None, "an acronym that names a different, better-known entity"),
+    (
+        A("Paris, Texas"),
+        "Paris",
+        None,
+        "accepted by design: a different city of the same name is accepted by containment",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("response", "gold", "question"), ATTACKS_HELD)
+@pytest.mark.parametrize(("response", "gold", "question"), ATTACKS_HELD + ATTACKS_CLOSED)
 def test_qa_equiv_attack_held(response: str, gold: Any, question: str | None) -> None:
     value, rule = _qa(response, gold, question)
     assert value == 0.0, (response, gold, rule)
@@ -255,7 +292,6 @@ def test_qa_equiv_control_accepted(response: str, gold: Any, question: str | Non
     assert value == 1.0, (response, gold, rule)
 
 
-@_brk("docs promise ordinals and roman numerals, but 'Henry VIII' != 'Henry the Eighth' (no_match)")
 def test_qa_equiv_control_roman_vs_ordinal_word() -> None:
     value, rule = _qa(A("Henry VIII"), "Henry the Eighth")
     assert value == 1.0, rule

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .scorers._base import Scorer, as_scorer
-from .scorers._registry import get_scorer, resolve_scorer
+from .scorers import Scorer, as_scorer, get_scorer, resolve_scorer
 from .types import Sample, Score, ScoreBatch, Status
 
 __all__ = ["score", "score_many"]
@@ -31,7 +30,7 @@ def score(
     Never raises for a per-sample failure: the returned :class:`Score` carries the status. An unknown
     task raises :class:`~rewardloop.errors.UnknownTaskError` (a configuration error).
     """
-    from .execution._single import score_one
+    from .execution import score_one
 
     return score_one(_scorer_for(sample, scorer), sample, timeout=timeout)
 

@@ -522,7 +522,7 @@ def _monitors(value: Any, where: str) -> dict[str, Any]:
 
 
 def _validate_runner(runner: Mapping[str, Any], where: str) -> None:
-    from .execution._config import RunnerConfig
+    from .execution import RunnerConfig
 
     try:
         RunnerConfig.from_dict(runner)

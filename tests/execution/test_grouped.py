@@ -88,7 +88,7 @@ def test_streamed_members_wait_for_their_group_and_get_the_batch_scores():
             scorer = LengthGroup()
             return await asyncio.gather(*(runner.submit(scorer, s) for s in reversed(samples)))
 
-        streamed = runner._call_sync(stream())
+        streamed = runner.call_sync(stream())
     assert [s.value for s in reversed(streamed)] == pytest.approx(expected)
     assert {s.metrics["n"] for s in streamed} == {2.0, 3.0}
 
@@ -102,9 +102,9 @@ def test_a_member_that_never_arrives_times_out_the_waiting_ones():
         async def stream():
             return await asyncio.gather(*(runner.submit(scorer, s) for s in waiting))
 
-        first = runner._call_sync(stream())
-        late = runner._call_sync(runner.submit(scorer, Sample("cc", uid="p")))
-        other = runner._call_sync(runner.submit(scorer, Sample("solo")))  # no uid: a group of one
+        first = runner.call_sync(stream())
+        late = runner.call_sync(runner.submit(scorer, Sample("cc", uid="p")))
+        other = runner.call_sync(runner.submit(scorer, Sample("solo")))  # no uid: a group of one
     assert [s.status for s in first] == [Status.TIMEOUT, Status.TIMEOUT]
     assert "2 of 3 members arrived" in first[0].info["error"]
     assert late.status is Status.TIMEOUT and "already expired" in late.info["error"]
@@ -113,7 +113,7 @@ def test_a_member_that_never_arrives_times_out_the_waiting_ones():
 
 def test_streaming_without_a_group_size_is_invalid_input():
     with Runner() as runner:
-        score = runner._call_sync(runner.submit(LengthGroup(), Sample("a", uid="u")))
+        score = runner.call_sync(runner.submit(LengthGroup(), Sample("a", uid="u")))
     assert score.status is Status.INVALID_INPUT and "group_size" in score.info["error"]
 
 
@@ -144,7 +144,7 @@ def test_a_batch_holding_part_of_a_declared_group_waits_for_the_rest_from_anothe
         async def two_calls():
             return await asyncio.gather(runner.run(scorer, first), runner.run(scorer, second))
 
-        a, b = runner._call_sync(two_calls())
+        a, b = runner.call_sync(two_calls())
     assert a.rewards() == pytest.approx([0.25, 1.0]) and b.rewards() == pytest.approx([0.75])
 
 
@@ -161,8 +161,8 @@ def test_raise_policy_in_streaming_raises_for_a_failed_member():
 
     with Runner(workers=1, on_error="raise") as runner:
         with pytest.raises(ScoringError, match="group bug"):
-            runner._call_sync(runner.submit(LengthGroup(), Sample("BOOM")))
-        assert runner._call_sync(runner.submit(LengthGroup(), Sample("fine"))).value == 1.0
+            runner.call_sync(runner.submit(LengthGroup(), Sample("BOOM")))
+        assert runner.call_sync(runner.submit(LengthGroup(), Sample("fine"))).value == 1.0
 
 
 def test_a_cancelled_completing_member_does_not_leave_the_others_waiting():
@@ -196,7 +196,7 @@ def test_a_cancelled_completing_member_does_not_leave_the_others_waiting():
             return await asyncio.wait_for(waiting, 30)
 
         try:
-            score = runner._call_sync(scenario())
+            score = runner.call_sync(scenario())
         finally:
             release.set()
     assert score.status is Status.SCORER_ERROR and "cancelled" in score.info["error"]

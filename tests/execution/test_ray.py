@@ -20,7 +20,9 @@ import time
 import pytest
 
 from rewardloop import Runner, Sample, ScoringError, Status, get_scorer
-from rewardloop.execution._ray import _cost, _LimiterActor, _split
+from rewardloop.execution._ray_actors import LimiterActor as _LimiterActor
+from rewardloop.execution._ray_batch import cost as _cost
+from rewardloop.execution._ray_batch import split as _split
 
 from . import _ray_tasks, _tasks
 
@@ -92,18 +94,6 @@ def test_split_balances_estimated_cost_and_never_duplicates():
 
 
 # -- on a real cluster -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")  # every Ray test lives here: one cluster per run, gone before other tests
-def ray_cluster():
-    ray = pytest.importorskip("ray")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -365,7 +355,7 @@ def test_streamed_samples_of_a_killed_actor_are_resubmitted(rr, ray_cluster):
         ]
         # kill actor 1 once it holds work (polling, not a fixed sleep: the machine may be loaded)
         for _ in range(200):
-            if rr._slots[1].load > 0:
+            if rr.actor_pool.slots[1].load > 0:
                 break
             await asyncio.sleep(0.05)
         ray_cluster.kill(rr.actors[1], no_restart=True)
@@ -379,8 +369,8 @@ def test_streamed_samples_of_a_killed_actor_are_resubmitted(rr, ray_cluster):
 @pytest.mark.ray
 def test_a_scorer_an_actor_dropped_is_sent_again(rr):
     scorer = _ray_tasks.OkScorer()
-    token, _, _ = rr._box(scorer)
-    for slot in rr._slots:  # pretend every actor already holds it: the driver leaves it out
+    token, _, _ = rr.scorer_box(scorer)
+    for slot in rr.actor_pool.slots:  # pretend every actor already holds it: the driver leaves it out
         slot.known.add(token)
     assert rr.run_sync(scorer, [sample(f"d{i}") for i in range(4)]).values == (1.0,) * 4
 

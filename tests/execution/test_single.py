@@ -105,10 +105,29 @@ def test_inline_exception_and_bad_return_are_scorer_errors():
     assert "str" in bad.info["error"]
 
 
-def test_thread_scorer_runs_in_the_calling_thread_in_sync_path():
+def test_thread_scorer_without_a_deadline_runs_in_the_calling_thread():
     score = score_one(_tasks.ThreadScorer(), sample(""))
     assert score.info["thread"] == threading.get_ident()
     assert score.info["pid"] == os.getpid()
+
+
+def test_thread_scorer_past_its_deadline_times_out_in_the_sync_path():
+    start = time.perf_counter()
+    score = score_one(_tasks.SlowThreadScorer(), sample("30"))  # sleeps 30 s; deadline 0.2 s
+    assert score.status is Status.TIMEOUT and "deadline" in score.info["error"]
+    assert time.perf_counter() - start < 10
+    fast = score_one(_tasks.SlowThreadScorer(), sample("0"))
+    assert fast.ok and fast.info["thread"] != threading.get_ident()  # in its own thread, under the deadline
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_reward_is_a_scorer_error_on_the_single_path(bad):
+    from rewardloop.scorers._base import as_scorer
+
+    for result in (bad, {"score": bad}, [bad], Score(bad)):
+        score = score_one(as_scorer(lambda s, r=result: r, name="nan_fn"), sample())
+        assert score.status is Status.SCORER_ERROR, result
+        assert "finite" in score.info["error"] and "nan_fn" in score.info["error"]
 
 
 def test_unknown_execution_is_a_config_error():

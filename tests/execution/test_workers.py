@@ -17,7 +17,8 @@ from concurrent.futures import CancelledError
 import pytest
 
 from rewardloop.errors import ConfigError, ScoringError, ScoringTimeout, WorkerCrashed
-from rewardloop.execution._workers import RemoteTraceback, WorkerPool, _start_time, default_pool
+from rewardloop.execution._worker_proc import start_time as _start_time
+from rewardloop.execution._workers import RemoteTraceback, WorkerPool, default_pool
 
 from . import _tasks
 

@@ -101,7 +101,7 @@ def test_the_default_is_a_worker_process_under_a_deadline():
     scorer = CustomFunctionScorer(closure)  # a closure: it travels by value
     assert scorer.execution == "process" and scorer.timeout_s == DEFAULT_TIMEOUT_S
     with Runner() as runner:
-        assert runner._plan(scorer).deadline == DEFAULT_TIMEOUT_S  # no config: the deadline still holds
+        assert runner.plan(scorer).deadline == DEFAULT_TIMEOUT_S  # no config: the deadline still holds
     assert CustomFunctionScorer(closure, execution="thread").execution == "thread"  # the documented opt-out
 
 

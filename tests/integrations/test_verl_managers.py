@@ -606,7 +606,7 @@ def test_compute_rm_score_and_worker_actors_on_ray(tokenizer, rows_batch):
     with RewardLoopManager({"backend": "ray", "num_workers": 2}, tokenizer=tokenizer) as loop:
         out = loop.compute_rm_score(rows_batch)
         handles = loop.reward_loop_worker_handles
-        assert len(handles) == 2 and all(isinstance(h, ray.actor.ActorHandle) for h in handles)
+        assert len(handles) == 2 and all(isinstance(w, ray.actor.ActorHandle) for w in handles[0].workers)
 
         async def stream():
             refs = [handles[i % 2].compute_score.remote(rows_batch[i : i + 1]) for i in range(4)]
@@ -615,6 +615,49 @@ def test_compute_rm_score_and_worker_actors_on_ray(tokenizer, rows_batch):
         streamed = asyncio.run(stream())
     assert out.batch["rm_scores"].sum(1).tolist() == [1.0, 0.0, 1.0, 1.0]
     assert [s["reward_score"] for s in streamed] == [1.0, 0.0, 1.0, 1.0]
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_streamed_group_members_meet_in_one_ray_worker_whichever_handle_verl_picks(tokenizer):
+    pytest.importorskip("ray")
+    import pickle
+
+    rows = [
+        {"response": r, "data_source": "math_dapo", "ground_truth": "7", "uid": u}
+        for r, u in [("Answer: 7", "p"), ("Answer: 8", "q"), ("Answer: 8", "p"), ("Answer: 7", "q")]
+    ]
+    config = {
+        "reward": {
+            "backend": "ray",
+            "num_workers": 2,
+            "reward_manager": {"name": "naive"},
+            "components": [
+                {
+                    "scorer": "group_relative",
+                    "name": "rel",
+                    "options": {"base": "math_dapo", "mode": "center"},
+                }
+            ],
+        },
+        "actor_rollout_ref": {"rollout": {"n": 2}},
+    }
+    batch = make_batch(tokenizer, rows)
+    with RewardLoopManager(config, tokenizer=tokenizer) as loop:
+        handles = [
+            pickle.loads(pickle.dumps(h)) for h in loop.reward_loop_worker_handles
+        ]  # as verl ships them
+        for i in range(4):  # every handle routes a uid to the same worker
+            assert len({h.worker_for(batch[i : i + 1])._actor_id for h in handles}) == 1
+
+        async def stream():  # member i through handle i % 2: each group's members through both handles
+            return await asyncio.gather(
+                *(handles[i % 2].compute_score.remote(batch[i : i + 1]) for i in range(4))
+            )
+
+        streamed = asyncio.run(stream())
+    assert [s["reward_extra_info"]["reward_status"] for s in streamed] == ["ok"] * 4
+    assert [s["reward_score"] for s in streamed] == [1.0, -1.0, -1.0, 1.0]  # centred in each group
 
 
 def test_batched_decode_is_exactly_transformers_decode(tokenizer):
@@ -705,3 +748,41 @@ def test_the_classic_loader_applies_components_routes_and_monitors(tokenizer):
         assert routed(make_batch(tokenizer, rows)).sum().item() == 1.0
     finally:
         routed.close()
+
+
+# -- non-finite rewards and on_error fills, through every manager ------------------------------------------
+
+
+def _nan_for_41(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """1.0, except NaN for the response "#### 41" (a custom function's arithmetic gone wrong)."""
+    return float("nan") if solution_str.strip() == "#### 41" else 1.0
+
+
+@pytest.mark.parametrize("fill", [0.0, -1.0])
+@pytest.mark.parametrize("cls", [NaiveRewardManager, DAPORewardManager, PrimeRewardManager])
+def test_a_nan_reward_is_a_scorer_error_filled_by_on_error_in_classic_managers(
+    tokenizer, rows_batch, cls, fill
+):
+    manager = cls(tokenizer, 0, compute_score=_nan_for_41, runner_config={"on_error": fill})
+    try:
+        out = manager(rows_batch, return_dict=True)
+    finally:
+        manager.close()
+    tensor, info = out["reward_tensor"], out["reward_extra_info"]
+    assert not torch.isnan(tensor).any()
+    assert tensor.sum(1).tolist() == [1.0, fill, 1.0, 1.0]
+    assert info["reward_status"] == ["ok", "scorer_error", "ok", "ok"]
+
+
+@pytest.mark.parametrize("fill", [0.0, -1.0])
+@pytest.mark.parametrize("cls", [LoopNaiveRewardManager, LoopDAPORewardManager])
+def test_a_nan_reward_is_a_scorer_error_filled_by_on_error_in_loop_managers(tokenizer, rows_batch, cls, fill):
+    manager = cls({"runner": {"on_error": fill}}, tokenizer, compute_score=_nan_for_41)
+    try:
+        outs = asyncio.run(manager.run_batch(rows_batch))
+        single = asyncio.run(manager.run_single(rows_batch[1:2]))
+    finally:
+        manager.close()
+    assert [o["reward_score"] for o in outs] == [1.0, fill, 1.0, 1.0]
+    assert [o["reward_extra_info"]["reward_status"] for o in outs] == ["ok", "scorer_error", "ok", "ok"]
+    assert single["reward_score"] == fill and single["reward_extra_info"]["reward_status"] == "scorer_error"

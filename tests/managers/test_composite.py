@@ -97,7 +97,7 @@ def test_streaming_gives_the_batch_result():
         async def stream():
             return await asyncio.gather(*(manager.ascore_one(s) for s in SAMPLES))
 
-        streamed = manager.runner._call_sync(stream())
+        streamed = manager.runner.call_sync(stream())
     assert [s.value for s in streamed] == pytest.approx(batch.rewards())
     assert [s.metrics["fmt"] for s in streamed] == list(batch.metrics["fmt"])
 
@@ -152,11 +152,11 @@ def test_config_rejects_components_with_a_custom_function_and_duplicate_names():
 def test_group_scorers_refuse_a_runner_that_does_not_gather_groups():
     from rewardloop.scorers._group import GroupRelative
 
-    class NotARunner:  # any runner other than the local Runner (the Ray backend's RayRunner)
+    class NotARunner:  # a runner without run_groups / submit_group (Runner and RayRunner have both)
         config = None
 
     for scorer in (GroupRelative("math_dapo"), Composite([("rel", GroupRelative("math_dapo"), 1.0)])):
-        with pytest.raises(ConfigError, match="needs the local Runner"):
+        with pytest.raises(ConfigError, match="needs a runner that gathers groups"):
             RewardManager(scorer, runner=NotARunner())
 
 

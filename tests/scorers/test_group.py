@@ -149,7 +149,7 @@ def test_pairwise_judge_in_a_manager_and_streamed(judge_server):
 
             return await asyncio.gather(*(manager.ascore_one(s) for s in samples))
 
-        streamed = manager.runner._call_sync(stream())
+        streamed = manager.runner.call_sync(stream())
     assert batch.rewards() == pytest.approx([0.5, 0.0, 1.0])
     assert [s.value for s in streamed] == pytest.approx([0.5, 0.0, 1.0])
 

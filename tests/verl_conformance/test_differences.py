@@ -206,7 +206,7 @@ def test_rate_limited_reports_whether_compute_score_is_async():
 def test_max_tpm_charges_estimated_tokens_when_compute_score_is_passed():
     """What the runner charges the token bucket for each call is ``estimated_tokens_per_request``, as in verl
     (it charged ~1 token per call, so verl's 18 s ``test_tpm_rate_limiting`` took 0.02 s)."""
-    from rewardloop.execution._runner import _estimate_tokens
+    from rewardloop.execution._attempt import estimate_tokens as _estimate_tokens
 
     config = {"reward": {"max_concurrent": 2, "max_tpm": 6000, "estimated_tokens_per_request": 2000}}
     for fn in (async_exact_match, exact_match):

@@ -43,9 +43,9 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from .._io import read_rows
     from ..errors import InvalidSampleError
-    from ..execution._runner import Runner
+    from ..execution import Runner
     from ..integrations.verl import sample_from_row
-    from ..tools._audit import audit
+    from ..tools import audit
     from ..tools._report import _dotted
     from ._explain import build_scorer
 

@@ -49,7 +49,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
-    from ..workbench._check import check_dataset
+    from ..workbench import check_dataset
 
     if args.reward_kwargs is not None and not isinstance(args.reward_kwargs, dict):
         raise ConfigError("--reward-kwargs must be a JSON object")

@@ -47,7 +47,7 @@ def add_parser(sub: Any) -> None:
 
 def build_scorer(spec: str) -> Any:
     """``NAME`` or ``NAME:key=value,key=value`` (values parsed as JSON when they parse) -> scorer instance."""
-    from ..scorers._registry import get_scorer
+    from ..scorers import get_scorer
     from ._score import parse_scorer_spec
 
     name, options = parse_scorer_spec(spec, "--scorer")
@@ -107,7 +107,7 @@ def _one_response(row: Any, key: str, index: int | None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..tools._explain import explain
+    from ..tools import explain
 
     sample = _sample(args)
     if args.scorer:
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.response is not None:
         scorer = build_scorer("math_equiv")
     else:
-        from ..scorers._registry import resolve_scorer
+        from ..scorers import resolve_scorer
 
         scorer = resolve_scorer(sample.task)
     result = explain(sample, scorer, timeout_s=args.timeout)

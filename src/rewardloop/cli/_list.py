@@ -27,7 +27,7 @@ def plain_text(doc: str) -> str:
 
 
 def _scorers() -> list[dict[str, Any]]:
-    from ..scorers._registry import SCORERS
+    from ..scorers import SCORERS
 
     scorers = []
     for name in SCORERS.names():
@@ -51,7 +51,7 @@ def _scorers() -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..scorers._registry import ROUTES
+    from ..scorers import ROUTES
 
     scorers = _scorers()
     routes = [

@@ -41,8 +41,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from .._io import read_rows
     from .._suggest import did_you_mean
-    from ..scorers._registry import get_scorer
-    from ..tools._rescore import compare_scored
+    from ..scorers import get_scorer
+    from ..tools import compare_scored
     from ._score import (
         DEFAULT_RESPONSE_KEY,
         SCORING_COLUMNS,

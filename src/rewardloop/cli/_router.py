@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..models._router import Router, RouterConfig, create_app
+        from ..models import Router, RouterConfig, create_app
     except ImportError as exc:
         raise MissingExtraError(exc.name or "uvicorn", "server") from exc
     overrides = {

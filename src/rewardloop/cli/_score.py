@@ -29,7 +29,7 @@ from .._provenance import scorer_fingerprint
 from .._suggest import did_you_mean, unknown_task_message
 from .._summary import error_groups, format_errors, format_groups, format_table, summarize, top_errors
 from ..errors import ConfigError, InvalidSampleError, UnknownTaskError
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, Status
 
 __all__ = ["DEFAULT_MAX_FAILURE_RATE", "SCORING_COLUMNS", "add_parser", "add_scoring_options", "run"]
@@ -276,7 +276,7 @@ def command_config(args: argparse.Namespace) -> Any:
 def build_selection(args: argparse.Namespace, scorer: Scorer | None = None) -> Selection:
     """The manager of ``--config`` with the flags on top, built by the one builder the service and the
     trainers use; failures stay statuses in it, and the output applies ``on_error`` itself."""
-    from ..managers._manager import RewardManager, runner_from_config
+    from ..managers import RewardManager, runner_from_config
 
     cfg = command_config(args)
     on_error = args.on_error

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             f"service; pass --token, set {ENV_TOKEN}, or bind 127.0.0.1"
         )
     try:
-        from ..server._app import serve
+        from ..server import serve
     except ImportError as exc:
         from ..errors import MissingExtraError
 

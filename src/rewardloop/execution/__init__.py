@@ -1,6 +1,7 @@
 """The execution layer: :class:`Runner` (deadlines, worker processes, limits, retries, de-duplication,
-failure policy), its :class:`RunnerConfig`, and :class:`RayRunner`, the same interface over Ray actors
-(Ray itself is imported only when a ``RayRunner`` is built).
+failure policy), its :class:`RunnerConfig`, and :class:`RayRunner`, the same scheduler over Ray actors
+(Ray itself is imported only when a ``RayRunner`` is built); :func:`score_one` for one sample on the same
+attempt rules, :class:`WorkerPool` for killable worker processes, and the batch report helpers other layers use.
 
 Worker processes import this package, so it stays light: names resolve on first attribute access.
 """
@@ -9,24 +10,58 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["RateLimiter", "RayLimiter", "RayRunner", "Runner", "RunnerConfig", "TokenBucket", "WorkerPool"]
+__all__ = [
+    "DEFAULT_MAX_TASKS_PER_WORKER",
+    "EXECUTIONS",
+    "Closable",
+    "PoolStats",
+    "RateLimiter",
+    "RayLimiter",
+    "RayRunner",
+    "RemoteTraceback",
+    "Runner",
+    "RunnerConfig",
+    "TokenBucket",
+    "WorkerPool",
+    "batch_stats",
+    "default_pool",
+    "failure_error",
+    "failure_score",
+    "finish_batch",
+    "score_one",
+]
 
 _LAZY = {
+    "DEFAULT_MAX_TASKS_PER_WORKER": "._workers",
+    "EXECUTIONS": "._config",
+    "Closable": "._sync",
+    "PoolStats": "._workers",
     "RateLimiter": "._limits",
     "RayLimiter": "._ray",
     "RayRunner": "._ray",
+    "RemoteTraceback": "._worker_main",
     "Runner": "._runner",
     "RunnerConfig": "._config",
     "TokenBucket": "._limits",
     "WorkerPool": "._workers",
+    "batch_stats": "._report",
+    "default_pool": "._workers",
+    "failure_error": "._report",
+    "failure_score": "._single",
+    "finish_batch": "._report",
+    "score_one": "._single",
 }
 
 if TYPE_CHECKING:
-    from ._config import RunnerConfig
+    from ._config import EXECUTIONS, RunnerConfig
     from ._limits import RateLimiter, TokenBucket
     from ._ray import RayLimiter, RayRunner
+    from ._report import batch_stats, failure_error, finish_batch
     from ._runner import Runner
-    from ._workers import WorkerPool
+    from ._single import failure_score, score_one
+    from ._sync import Closable
+    from ._worker_main import RemoteTraceback
+    from ._workers import DEFAULT_MAX_TASKS_PER_WORKER, PoolStats, WorkerPool, default_pool
 
 
 def __getattr__(name: str) -> Any:

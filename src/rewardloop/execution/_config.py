@@ -113,6 +113,19 @@ class RunnerConfig:
             )
         return cls(**data)
 
+    @classmethod
+    def coerce(
+        cls, config: RunnerConfig | Mapping[str, Any] | None, overrides: Mapping[str, Any]
+    ) -> RunnerConfig:
+        """A runner's ``config`` argument (a RunnerConfig, a mapping or None) with keyword ``overrides``."""
+        if config is None or isinstance(config, Mapping):
+            return cls.from_dict({**dict(config or {}), **overrides})
+        if not isinstance(config, RunnerConfig):
+            raise ConfigError(
+                f"config must be a RunnerConfig, a mapping or None, got {type(config).__name__}"
+            )
+        return config.replace(**overrides) if overrides else config
+
     def replace(self, **changes: Any) -> RunnerConfig:
         """A copy with ``changes`` applied (checked like :meth:`from_dict`)."""
         return type(self).from_dict({**self.as_dict(), **changes})

@@ -36,16 +36,18 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ScoringError
-from ..scorers._base import Scorer
-from ..scorers._group import GroupScorer
+from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch, Status
+from ._attempt import Budget, Context, batch_scores, estimate_tokens, ran_for
+from ._report import Done, batch_stats, finish_batch
 from ._single import failure_score
 
-if TYPE_CHECKING:
-    from ._runner import Runner
+# the runner these functions serve (a Runner: plan, attempts, submit_group); typed loosely so this module,
+# which the runner imports, does not import it back
+Runner = Any
 
 __all__ = ["GroupGatherer", "group_indices", "run_groups"]
 
@@ -110,8 +112,6 @@ async def run_groups(
     on_done: Callable[[int], None] | None = None,
 ) -> ScoreBatch:
     """Score ``samples`` group by group (see the module docstring); the result is in input order."""
-    from ._runner import _Budget, _Context, _Done, batch_stats, finish_batch
-
     t0 = time.perf_counter()
     samples = list(samples)
     groups, partial = [], []
@@ -122,9 +122,9 @@ async def run_groups(
         todo = sorted(i for g in groups for i in g)
         scored = await _run_keeping(runner, scorer.base, [samples[i] for i in todo])
         base = dict(zip(todo, scored, strict=True))
-    ctx = _Context(t0=t0, budget=_Budget(runner.config.retry_budget))
+    ctx = Context(t0=t0, budget=Budget(runner.config.retry_budget))
     done: list[Any] = [None] * len(samples)
-    group_plan = runner._plan(scorer)
+    group_plan = runner.plan(scorer)
     call = _GroupCall(scorer)
     plan = dataclasses.replace(group_plan, scorer=call, batch=False, quick=False, fingerprint=None)
     if plan.mode == "async" and not call.is_async:
@@ -139,16 +139,16 @@ async def run_groups(
         ctx.executed_latency.append(latency)
         ctx.executed_exec.append(exec_s)
         for i, s in zip(idxs, scores, strict=True):
-            done[i] = _Done(s, max(0.0, latency - exec_s), exec_s)
+            done[i] = Done(s, max(0.0, latency - exec_s), exec_s)
             if on_done is not None:
                 on_done(i)
 
     async def gathered(idxs: list[int]) -> None:
         """A group whose declared size is larger than its members here: the rest come in other calls."""
-        scores = await asyncio.gather(*(runner._gatherer.submit(runner, scorer, samples[i]) for i in idxs))
+        scores = await asyncio.gather(*(runner.submit_group(scorer, samples[i]) for i in idxs))
         latency = time.perf_counter() - t0
         for i, s in zip(idxs, scores, strict=True):
-            done[i] = _Done(s, latency, 0.0)
+            done[i] = Done(s, latency, 0.0)
             if on_done is not None:
                 on_done(i)
 
@@ -183,17 +183,19 @@ async def _score_group(
     """One group: attempts (with infrastructure retries) of one call; (one score per member, seconds)."""
     exec_s, retries = 0.0, 0
     while True:
-        if plan.mode == "inline" and runner._limiter_idle():  # the runner's inline fast path, for a group
+        if (
+            plan.mode == "inline" and runner.attempts.limiter_idle()
+        ):  # the runner's inline fast path, for a group
             scores, spent, error = _attempt_inline(plan, members, base)
         else:
             scores, spent, error = await _attempt(runner, plan, members, base)
         exec_s += spent
         infra = next((s for s in scores if s.status is Status.INFRA_ERROR), scores[0])
-        delay, exhausted = runner._retry_delay(infra, error, retries, ctx)
+        delay, exhausted = runner.attempts.retry_delay(infra, error, retries, ctx)
         if delay is None:
             break
         retries += 1
-        await runner._limiter.sleep(delay)
+        await runner.attempts.limiter.sleep(delay)
     if retries or exhausted:
         scores = [
             _with_info(s, retries=retries, **({"retry_budget_exhausted": True} if exhausted else {}))
@@ -205,13 +207,11 @@ async def _score_group(
 def _attempt_inline(
     plan: Any, members: list[Sample], base: list[Score] | None
 ) -> tuple[list[Score], float, BaseException | None]:
-    from ._runner import _batch_scores
-
     group = plan.scorer.group
     start = time.perf_counter()
     try:
         return (
-            _batch_scores(group, plan.scorer.score((members, base)), len(members)),
+            batch_scores(group, plan.scorer.score((members, base)), len(members)),
             time.perf_counter() - start,
             None,
         )
@@ -222,18 +222,16 @@ def _attempt_inline(
 async def _attempt(
     runner: Runner, plan: Any, members: list[Sample], base: list[Score] | None
 ) -> tuple[list[Score], float, BaseException | None]:
-    from ._runner import _batch_scores, _estimate_tokens
-
     group = plan.scorer.group
-    estimate = sum(_estimate_tokens(group, s) for s in members)
-    async with runner._slots:
-        await runner._limiter.acquire(estimate)
+    estimate = sum(estimate_tokens(group, s) for s in members)
+    async with runner.attempts.slots:
+        await runner.attempts.limiter.acquire(estimate)
         start = time.perf_counter()
         try:
-            result, spent = await runner._execute(plan, (members, base), False)
-            return _batch_scores(group, result, len(members)), spent, None
+            result, spent = await runner.attempts.execute(plan, (members, base), False)
+            return batch_scores(group, result, len(members)), spent, None
         except Exception as exc:
-            return [failure_score(exc) for _ in members], time.perf_counter() - start, exc
+            return [failure_score(exc) for _ in members], ran_for(exc, start), exc
 
 
 def _with_info(score: Score, **info: Any) -> Score:
@@ -268,10 +266,20 @@ class GroupGatherer:
         self._lock = threading.Lock()
         self._pending: dict[tuple[int, Any], _Pending] = {}
         self._expired: OrderedDict[tuple[int, Any], float] = OrderedDict()
+        self._refusal: str | None = None
+
+    def refuse(self, reason: str) -> None:
+        """From now on, fail at once (``invalid_input``, with ``reason``) every member that would wait for
+        members arriving in other calls: where those cannot reach this process, waiting is futile."""
+        self._refusal = reason
 
     async def submit(self, runner: Runner, scorer: GroupScorer, sample: Sample) -> Score:
         if sample.uid is None:
             return (await self._score(runner, scorer, [sample]))[0]
+        if self._refusal is not None:
+            return Score.failure(
+                Status.INVALID_INPUT, f"group {sample.uid!r} cannot be gathered: {self._refusal}"
+            )
         size = _group_size(scorer, sample)
         if isinstance(size, Score):
             return size

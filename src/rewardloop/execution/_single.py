@@ -7,10 +7,9 @@
 2. otherwise run ``scorer.score(sample)`` as ``scorer.execution`` says:
 
    * ``"inline"``: in the caller. The scorer promises bounded work, so no deadline is applied.
-   * ``"thread"``: :func:`score_one` runs it in the caller's thread too; a thread cannot be killed, so
-     the deadline is **not enforced** there. :func:`ascore_one` runs it with ``asyncio.to_thread`` and
-     stops *waiting* at the deadline (status ``timeout``); the thread itself runs on in the background.
-     Work that can hang belongs in ``"process"``.
+   * ``"thread"``: in a daemon thread of its own (in the caller's thread when there is no deadline); at the
+     deadline the caller stops *waiting* (status ``timeout``): a thread cannot be killed, so it runs on in
+     the background. Work that can hang belongs in ``"process"``.
    * ``"process"``: in a :class:`~rewardloop.execution._workers.WorkerPool` worker (``pool``, or
      :func:`~rewardloop.execution._workers.default_pool`), killed at the deadline
      (``timeout``, else ``scorer.timeout_s``).
@@ -35,10 +34,20 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConfigError, InfraError, InvalidSampleError, RateLimited, ScoringTimeout, WorkerCrashed
-from ..scorers._base import Scorer, coerce_score
+from ..errors import (
+    ConfigError,
+    InfraError,
+    InvalidSampleError,
+    RateLimited,
+    ScoringError,
+    ScoringTimeout,
+    WorkerCrashed,
+)
+from ..scorers import Scorer, coerce_score
 from ..types import Sample, Score, Status
-from ._workers import RemoteTraceback, WorkerPool, _check_timeout, default_pool
+from ._worker_main import RemoteTraceback
+from ._worker_proc import check_timeout
+from ._workers import WorkerPool, default_pool
 
 __all__ = ["ascore_one", "failure_score", "score_one"]
 
@@ -64,12 +73,43 @@ def score_one(
         if result is None:
             if execution == "process":
                 result = (pool or default_pool()).call(scorer.score, sample, timeout=deadline)
+            elif execution == "thread" and deadline is not None:
+                result = _in_thread_sync(scorer.score, sample, deadline)
             else:
                 result = scorer.score(sample)
         score = _as_score(scorer, result)
     except Exception as exc:
         score = failure_score(exc)
     return _with_timing(score, start) if timing else score
+
+
+def _in_thread_sync(fn: Callable[[Sample], Any], sample: Sample, deadline: float) -> Any:
+    """``fn(sample)`` in a daemon thread, waited for up to ``deadline`` seconds (then ``ScoringTimeout``; the
+    thread cannot be killed and is left to finish)."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = fn(sample)
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="rewardloop-score", daemon=True)
+    thread.start()
+    thread.join(deadline)
+    if thread.is_alive():
+        raise ScoringTimeout(
+            f"{_name(fn)} ran past its {deadline:g} s deadline in a thread; the thread cannot be stopped "
+            "and may still be running (use execution='process' for work that can hang)"
+        )
+    if "error" in box:
+        error = box["error"]
+        if isinstance(error, Exception):
+            raise error
+        raise ScoringError(f"{_name(fn)} raised {type(error).__name__}: {error!r}")
+    return box["result"]
 
 
 async def ascore_one(
@@ -139,12 +179,15 @@ def _plan(scorer: Scorer, timeout: float | None) -> tuple[str, float | None]:
     execution = getattr(scorer, "execution", "inline")
     if execution not in _EXECUTIONS:
         raise ConfigError(f"{scorer!r} has execution={execution!r}; allowed: {', '.join(_EXECUTIONS)}")
-    deadline = _check_timeout(timeout if timeout is not None else getattr(scorer, "timeout_s", None))
+    deadline = check_timeout(timeout if timeout is not None else getattr(scorer, "timeout_s", None))
     return execution, deadline
 
 
 def _as_score(scorer: Scorer, result: Any) -> Score:
-    return result if isinstance(result, Score) else coerce_score(result, source=f"scorer {scorer.name!r}")
+    """``result`` as a :class:`Score` (see :func:`coerce_score`); a non-finite reward is a ``scorer_error``."""
+    if type(result) is Score and (result.value is None or result.value - result.value == 0.0):
+        return result  # the common case, without building the source name
+    return coerce_score(result, source=f"scorer {scorer.name!r}")
 
 
 def _with_timing(score: Score, start: float) -> Score:

@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from .._summary import short_error
 from ..errors import ConfigError, ScoringError
-from ..scorers._base import Scorer, as_scorer
+from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, Status
 
 __all__ = [
@@ -143,7 +143,7 @@ class OpenRLHFRewardFunc:
             )
         self.config = None if config is None else _adapter_config(config)
         if isinstance(scorer, str):
-            from ..scorers._registry import get_scorer
+            from ..scorers import get_scorer
 
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
@@ -254,8 +254,8 @@ class OpenRLHFRewardFunc:
         OpenRLHF cannot feed it: it passes no token lengths), else the scorer or routing on a private runner."""
         with self._lock:  # OpenRLHF calls from many threads at once: build one manager
             if self._manager is None:
-                from ..execution._runner import Runner
-                from ..managers._manager import RewardManager
+                from ..execution import Runner
+                from ..managers import RewardManager
 
                 if self.config is not None:
                     manager = RewardManager.from_config(self.config, runner=self._runner)

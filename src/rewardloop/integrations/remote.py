@@ -26,7 +26,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, Status
 
 __all__ = ["RemoteScorer", "compute_score", "compute_score_batch", "trl_reward_func"]

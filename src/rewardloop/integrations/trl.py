@@ -56,8 +56,8 @@ from typing import Any, Literal
 
 from .._summary import short_error
 from ..errors import ConfigError, ScoringError, UnknownTaskError
-from ..execution._config import RunnerConfig
-from ..scorers._base import Scorer, as_scorer
+from ..execution import RunnerConfig
+from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 
 __all__ = [
@@ -333,7 +333,7 @@ class RewardFunc:
         """The :class:`~rewardloop.RewardManager` that scores: the builder's for a config, else the scorer (or
         routing) on this function's runner."""
         if self._manager is None:
-            from ..managers._manager import RewardManager
+            from ..managers import RewardManager
 
             if self.config is not None:
                 self._manager = RewardManager.from_config(self.config, runner=self._runner)
@@ -344,7 +344,7 @@ class RewardFunc:
 
     def _get_runner(self) -> Any:
         if self._runner is None:
-            from ..execution._runner import Runner
+            from ..execution import Runner
 
             if self._runner_config is not None:
                 self._runner = Runner(self._runner_config)
@@ -419,7 +419,7 @@ def _resolve(scorer: Scorer | str | Callable[[Sample], Any] | None) -> Scorer | 
     if scorer is None or isinstance(scorer, Scorer):
         return scorer
     if isinstance(scorer, str):
-        from ..scorers._registry import get_scorer
+        from ..scorers import get_scorer
 
         return get_scorer(scorer)
     return as_scorer(scorer)

@@ -40,9 +40,9 @@ from typing import Any
 
 from ..config import _COMPONENT_KEYS
 from ..errors import ConfigError, ScoringError
-from ..execution._runner import _failure_error, batch_stats
-from ..execution._single import score_one
-from ..scorers._base import Scorer, as_scorer
+from ..execution import batch_stats, score_one
+from ..execution import failure_error as _failure_error
+from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 
 __all__ = ["Component", "Composite", "composite_from_config"]
@@ -291,7 +291,7 @@ def _component(spec: ComponentLike) -> Component:
     if isinstance(spec, tuple | list) and 2 <= len(spec) <= 4:
         name, scorer, *rest = spec
         if isinstance(scorer, str):
-            from ..scorers._registry import get_scorer
+            from ..scorers import get_scorer
 
             scorer = get_scorer(scorer)
         return Component(name, scorer, *rest)
@@ -316,7 +316,7 @@ def component_from_dict(spec: Mapping[str, Any], where: str = "component") -> Co
         scorer: Scorer = _scorer_by_name(str(spec["scorer"]), dict(spec.get("options") or {}), where)
         default_name = str(spec["scorer"]).rsplit(":", 1)[-1]
     else:
-        from ..scorers._custom import CustomFunctionScorer, load_custom_function
+        from ..scorers import CustomFunctionScorer, load_custom_function
 
         fn_name = str(spec.get("function") or "compute_score")
         fn = load_custom_function(str(spec["path"]), fn_name, dict(spec.get("reward_kwargs") or {}))
@@ -332,7 +332,7 @@ def _scorer_by_name(name: str, options: dict[str, Any], where: str) -> Scorer:
     """A registered scorer, or a ``"module:attr"`` / ``"file.py:attr"`` Scorer class (built with ``options``),
     instance or function."""
     from ..registry import load_object
-    from ..scorers._registry import SCORERS, build_scorer, get_scorer
+    from ..scorers import SCORERS, build_scorer, get_scorer
 
     if name in SCORERS or ":" not in name:
         return get_scorer(name, **options)
@@ -356,8 +356,7 @@ def composite_from_config(
 def with_group_size(components: Sequence[Mapping[str, Any]], size: int | None) -> tuple[dict[str, Any], ...]:
     """``components`` with ``options.group_size = size`` for each group scorer that sets none itself (how the
     verl facade passes the trainer's ``actor_rollout_ref.rollout.n`` to streamed group scorers)."""
-    from ..scorers._group import GroupScorer
-    from ..scorers._registry import SCORERS
+    from ..scorers import SCORERS, GroupScorer
 
     out = []
     for spec in components:
@@ -373,15 +372,15 @@ def with_group_size(components: Sequence[Mapping[str, Any]], size: int | None) -
 
 
 def check_group_runner(scorer: Scorer | None, runner: Any) -> None:
-    """Group scorers (alone or as components) need the local :class:`~rewardloop.Runner`, which gathers groups;
-    another runner (the Ray backend) would score each member as a group of one, so it is refused here."""
-    from ..execution._runner import Runner
-    from ..scorers._group import GroupScorer
+    """Group scorers (alone or as components) need a runner that gathers groups (``run_groups`` and
+    ``submit_group``: the local :class:`~rewardloop.Runner` and ``RayRunner``); any other would score each
+    member as a group of one, so it is refused here."""
+    from ..scorers import GroupScorer
 
     parts = [c.scorer for c in scorer.components] if isinstance(scorer, Composite) else [scorer]
     grouped = [p for p in parts if isinstance(p, GroupScorer)]
-    if grouped and not isinstance(runner, Runner):
+    if grouped and not (hasattr(runner, "run_groups") and hasattr(runner, "submit_group")):
         raise ConfigError(
-            f"{grouped[0]!r} is a group scorer: it needs the local Runner (reward.backend: local); "
-            f"{type(runner).__name__} does not gather groups"
+            f"{grouped[0]!r} is a group scorer: it needs a runner that gathers groups (Runner or RayRunner); "
+            f"{type(runner).__name__} does not"
         )

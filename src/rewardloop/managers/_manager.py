@@ -18,9 +18,8 @@ from typing import Any
 from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
 from ..errors import ConfigError, UnknownTaskError
-from ..execution._runner import Closable, Runner
-from ..scorers._base import Scorer, as_scorer
-from ..scorers._registry import Route, RouteTable, get_scorer, resolve_scorer
+from ..execution import Closable, Runner
+from ..scorers import Route, RouteTable, Scorer, as_scorer, get_scorer, resolve_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._shaping import OverlongPenalty, Shaper
 
@@ -243,7 +242,7 @@ class RewardManager(Closable):
         on_done: Callable[[int], None] | None = None,
     ) -> ScoreBatch:
         """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
-        return self.runner._call_sync(self.ascore(list(samples), lengths, on_done=on_done))
+        return self.runner.call_sync(self.ascore(list(samples), lengths, on_done=on_done))
 
     async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
         """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""
@@ -368,7 +367,7 @@ def custom_function_scorer(
     section = cfg.custom_reward_function
     if not section.path:
         return None
-    from ..scorers._custom import CustomFunctionScorer, load_custom_function
+    from ..scorers import CustomFunctionScorer, load_custom_function
 
     fn = load_custom_function(section.path, section.name, section.reward_kwargs)
     tokens = cfg.estimated_tokens_per_request if rate_limits else None
@@ -415,7 +414,7 @@ def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False, address:
     (joining the Ray cluster at ``address`` when given)."""
     settings = runner_config_from(cfg, rate_limits=rate_limits)
     if cfg.backend == "ray":
-        from ..execution._ray import RayRunner
+        from ..execution import RayRunner
 
         return RayRunner(settings, num_actors=cfg.num_workers, address=address)
     if address is not None:

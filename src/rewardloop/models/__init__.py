@@ -11,7 +11,8 @@ The scorers that use them are :class:`rewardloop.scorers.reward_model.RewardMode
 :class:`rewardloop.scorers.judge.JudgeScorer` (GenRM). See ``docs/reward-models.md``.
 """
 
-from ._clients import (
+from ..clients import (
+    JUDGE_TEMPLATES,
     ChatClient,
     ChatResult,
     ClassifyClient,
@@ -20,12 +21,16 @@ from ._clients import (
     ProtocolError,
     RequestRejected,
     RetryPolicy,
+    chat_of,
+    parse_binary,
+    parse_rating,
+    render,
     reward_client,
+    rm_input,
 )
 from ._manager import RewardModelConfig, RewardModelManager, launch_command, router_command, wait_healthy
 from ._router import SAFE_HEADERS, Router, RouterConfig, create_app
 from ._serving import ServerThread, free_port
-from ._templates import JUDGE_TEMPLATES, chat_of, parse_binary, parse_rating, render, rm_input
 
 __all__ = [
     "JUDGE_TEMPLATES",

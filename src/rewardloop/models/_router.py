@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._clients import _httpx, normalize_url
+from ..clients import import_httpx as _httpx
+from ..clients import normalize_url
 
 __all__ = ["SAFE_HEADERS", "Router", "RouterConfig", "create_app"]
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
 from ..scorers._latex import _all_closers
-from ..shaping._repetition import ngram_repetition
+from ..shaping import ngram_repetition
 from ..types import Sample, Score
 from ._answers import (
     asks_for_all,

@@ -72,12 +72,17 @@ def coerce_score(result: Any, *, source: str = "scorer") -> Score:
 
     Accepted: a ``Score``; a number or bool (the reward); a mapping with a numeric ``"score"`` key (other
     keys become metrics); a non-empty tuple/list whose first item is the reward (verl keeps ``res[0]``).
-    Anything else is a ``scorer_error`` naming what was returned.
+    Anything else is a ``scorer_error`` naming what was returned, and so is a reward that is not finite (NaN or
+    ±inf, which would poison a whole group's advantages).
     """
     if isinstance(result, Score):
-        return result
+        value = result.value
+        if value is None or value - value == 0.0:  # finite (NaN and ±inf give NaN)
+            return result
+        return _not_finite(value, source)
     if isinstance(result, bool | int | float) and not isinstance(result, complex):
-        return Score(value=float(result))
+        value = float(result)
+        return Score(value=value) if value - value == 0.0 else _not_finite(value, source)
     if isinstance(result, Mapping):
         failed = _reported_failure(result, source)
         if failed is not None:
@@ -94,13 +99,21 @@ def coerce_score(result: Any, *, source: str = "scorer") -> Score:
                 Status.SCORER_ERROR, f"{source} returned score={value!r}; 'score' must be a number or bool"
             )
         metrics = {str(k): v for k, v in result.items() if k != "score"}
-        return Score(value=float(value), metrics=metrics)
+        value = float(value)
+        return Score(value=value, metrics=metrics) if value - value == 0.0 else _not_finite(value, source)
     if isinstance(result, tuple | list) and result and _is_number(result[0]):
-        return Score(value=float(result[0]))
+        value = float(result[0])
+        return Score(value=value) if value - value == 0.0 else _not_finite(value, source)
     return Score.failure(
         Status.SCORER_ERROR,
         f"{source} returned {type(result).__name__} {result!r:.80}; expected a number, a bool, "
         "a dict with 'score', or a Score",
+    )
+
+
+def _not_finite(value: float, source: str) -> Score:
+    return Score.failure(
+        Status.SCORER_ERROR, f"{source} returned the reward {value!r}; a reward must be a finite number"
     )
 
 

@@ -258,6 +258,15 @@ class CustomFunctionScorer(Scorer):
         self.fn = fn
         if self.is_async:
             mode: Execution = "inline"
+        elif execution == "process":  # asked for: it must travel (a __main__ function by value, as below)
+            travelling = shippable(fn)
+            if travelling is None:
+                raise CustomFunctionError(
+                    f"custom reward function {self.name!r} cannot be sent to a worker process (it does not "
+                    "pickle, even by value); define it at module top level, load it by path, or use "
+                    "execution='thread'"
+                )
+            self.fn, mode = travelling, "process"
         elif execution is not None:
             mode = execution
         else:

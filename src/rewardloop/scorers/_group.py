@@ -238,7 +238,7 @@ class PairwiseJudge(GroupScorer):
         api_key: str | None = None,
         api_key_env: str | None = None,
     ) -> None:
-        from ..models._clients import ChatClient
+        from ..clients import ChatClient
 
         if "{first}" not in template or "{second}" not in template:
             raise ConfigError("a pairwise template needs {first} and {second}")
@@ -256,7 +256,7 @@ class PairwiseJudge(GroupScorer):
         self.deterministic = temperature == 0.0  # type: ignore[misc]
 
     def messages(self, question: str, first: str, second: str) -> list[dict[str, str]]:
-        from ..models._templates import judge_messages, render
+        from ..clients import judge_messages, render
 
         content = render(self.template, question=question, first=first, second=second)
         return judge_messages(self.system_prompt, content)
@@ -264,7 +264,7 @@ class PairwiseJudge(GroupScorer):
     async def ascore_group(
         self, samples: Sequence[Sample], base: Sequence[Score] | None = None
     ) -> list[Score]:
-        from ..models._templates import question_of
+        from ..clients import question_of
 
         n = len(samples)
         if n == 1:  # nothing to compare with: the neutral share
@@ -391,7 +391,7 @@ class ListwiseJudge(PairwiseJudge):
         self.template = template
 
     def listing(self, question: str, responses: Sequence[str]) -> list[dict[str, str]]:
-        from ..models._templates import judge_messages, render
+        from ..clients import judge_messages, render
 
         head, _, tail = self.template.partition("{responses}")
         block = "\n\n".join(f"[Response {k + 1}]\n{r}" for k, r in enumerate(responses))
@@ -401,7 +401,7 @@ class ListwiseJudge(PairwiseJudge):
     async def ascore_group(
         self, samples: Sequence[Sample], base: Sequence[Score] | None = None
     ) -> list[Score]:
-        from ..models._templates import question_of
+        from ..clients import question_of
 
         n = len(samples)
         if n == 1:

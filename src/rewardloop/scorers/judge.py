@@ -1,6 +1,6 @@
 """Generative reward model (GenRM / LLM-as-judge) scorer over an OpenAI-compatible chat endpoint.
 
-Two built-in templates (``rewardloop.models._templates``):
+Two built-in templates (``rewardloop.clients``):
 
 * ``"pointwise"`` — rate the response 1-10; the reward is ``rating / 10`` (``normalize=False``: the rating),
   metric ``rating``;
@@ -14,7 +14,7 @@ A custom template (any string with ``{question}``, ``{response}``, ``{reference}
 
 Verdicts are parsed from JSON, ``\\boxed{}``, ``Rating: N`` / ``N/10`` forms or the last integer; an
 unreadable verdict is ``status="parse_error"`` with the judge's text in ``info``, never a 0. HTTP failures
-follow :mod:`rewardloop.models._clients` (outages -> ``infra_error``, retried by the Runner).
+follow :mod:`rewardloop.clients` (outages -> ``infra_error``, retried by the Runner).
 
 ``rule=`` makes a hybrid: the rule scorer (a :class:`Scorer` or a registered name) runs first and the judge
 is asked only when the rule cannot decide (``defer="failure"``: the rule failed; ``defer="not_correct"``,
@@ -38,16 +38,17 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..errors import ConfigError, RateLimited, ScoringError
-from ..models._clients import ChatClient, RetryPolicy
-from ..models._templates import (
+from ..clients import (
     JUDGE_TEMPLATES,
+    ChatClient,
+    RetryPolicy,
     judge_messages,
     parse_binary,
     parse_rating,
     question_of,
     render,
 )
+from ..errors import ConfigError, RateLimited, ScoringError
 from ..types import Sample, Score, Status
 from ._base import Scorer
 from .reward_model import failure_of

@@ -28,12 +28,23 @@ form changed, :mod:`._qa_norm`):
    ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
 4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
    ``too_long`` (more than ``max_tokens`` tokens), ``gold_in_question`` (the gold occurs in the question, so
-   copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``instead of X``), ``hedge_or`` (``X or
-   Y``, ``X/Y``, ``either``, ``maybe`` / ``possibly`` next to another candidate), ``hedge_list`` (``X, Y and Z``,
-   ``X and Y``, one item per line, where another item answers no gold; a country or state after a comma is a
-   qualifier, ``Paris, France``), ``competing_number`` (a numeric gold next to another number of its kind:
-   ``1945-1950``), ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer).
-   A hedge is decided (0, never sent to the judge); the others leave the sample undecided.
+   copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``anything but X``, ``nicht`` / ``pas`` /
+   ``nunca X``, ``X is wrong``), ``hedge_or`` (``X or Y``, ``X/Y``, ``either``, ``ou`` / ``o`` / ``oder``,
+   ``maybe`` / ``possibly`` next to another candidate), ``hedge_list`` (``X, Y and Z``, ``X and Y``, ``X y Y`` /
+   ``und`` / ``et``, ``X? Y?``, one item per line, where another item answers no gold; a country or state after
+   a comma is a qualifier, ``Paris, France``; or three or more capitalised words beside the gold with nothing
+   joining them, ``Paris London Berlin Rome``), ``hedge_uncertain`` (an answer of at most 12 words that says it
+   is a guess: ``perhaps X``, ``it might be X``, ``X, unless ...``, ``not sure``), ``bound`` (a numeric gold after
+   ``before`` / ``after`` / ``at least`` / ``more than`` / ``nearly`` ..., unless the question asks for a bound),
+   ``unit_conflict`` (``5%`` for a bare ``5``), ``competing_number`` (a numeric gold next to another number of
+   its kind: ``1945-1950``), ``possessive`` (``Pythagoras' theorem``: a thing named after the gold),
+   ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer). A hedge, a
+   negation, a bound and a unit conflict are decided (0, never sent to the judge); the others leave the sample
+   undecided.
+
+   Before all of these: ``sign`` (``-5`` for a positive numeric gold: 0) and ``different_person`` (honorifics
+   of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
+   = ``Henry VIII``); the best-known acronyms (``USA``, ``UK``, ``UN`` ...) name only their own expansion.
 5. ``no_match`` — undecided: 0 without a judge.
 
 **Judge** (off by default): ``judge={"address": ..., "model": ...}`` (any :class:`~.judge.JudgeScorer` option) or
@@ -52,6 +63,7 @@ conversion (``300 km`` is not ``186 miles``), no date arithmetic, and no reading
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
 import re
@@ -186,6 +198,54 @@ def _names_match(p: Sequence[str], g: Sequence[str]) -> bool:
     return len(pm) == len(gm) and all(_compatible(a, b) for a, b in zip(pm, gm, strict=True))
 
 
+#: acronyms so well known that they name their own expansion and no other ("USA" is not "Union of South Africa")
+_RESERVED_ACRONYMS = {
+    "usa": "united states of america",
+    "us": "united states",
+    "uk": "united kingdom",
+    "un": "united nations",
+    "eu": "european union",
+    "ussr": "union of soviet socialist republics",
+    "uae": "united arab emirates",
+    "nato": "north atlantic treaty organization",
+    "nasa": "national aeronautics and space administration",
+    "fbi": "federal bureau of investigation",
+    "cia": "central intelligence agency",
+    "who": "world health organization",
+    "bbc": "british broadcasting corporation",
+}
+#: honorifics that say which sex a person is: "Mr Smith" is not "Mrs Smith"
+_MALE = frozenset(["mr", "sir", "king", "lord", "prince", "duke", "emperor", "count", "baron", "master"])
+_FEMALE = frozenset(
+    ["mrs", "ms", "miss", "madam", "madame", "dame", "queen", "lady", "princess", "duchess", "empress"]
+)
+
+
+def _sex(form: Form) -> str | None:
+    words = form.squad.split()
+    if not words:
+        return None
+    return "m" if words[0] in _MALE else "f" if words[0] in _FEMALE else None
+
+
+def _other_sex(pred: Form, gold: Form) -> bool:
+    a, b = _sex(pred), _sex(gold)
+    return a is not None and b is not None and a != b
+
+
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+
+
+def _regnal(form: Form) -> tuple[str, ...]:
+    """Tokens with a regnal ordinal after a name read as its number: ``Henry the Eighth`` as ``Henry VIII``."""
+    out = list(form.tokens)
+    for i in range(1, len(out)):
+        m = _ORDINAL.match(out[i])
+        if m and form.cased[i - 1][:1].isupper() and form.cased[i - 1].isalpha():
+            out[i] = m.group(1)
+    return tuple(out)
+
+
 def _acronym(short: Form, long: Form) -> bool:
     if len(short.cased) != 1 or len(long.tokens) < 2:
         return False
@@ -195,6 +255,9 @@ def _acronym(short: Form, long: Form) -> bool:
     words = [w for w in long.squad.split() if w]
     initials_all = "".join(w[0] for w in words)
     initials_content = "".join(w[0] for w in words if w not in _ACRONYM_SKIP)
+    reserved = _RESERVED_ACRONYMS.get(letters.lower())
+    if reserved is not None and " ".join(words) != reserved:
+        return False
     return letters.lower() in (initials_all, initials_content)
 
 
@@ -301,12 +364,37 @@ _NEGATIONS = frozenset(
         "wont",
         "except",
         "unlike",
+        # other languages: German, French, Spanish / Italian / Portuguese ("no" is above)
+        "nicht",
+        "kein",
+        "keine",
+        "nie",
+        "niemals",
+        "pas",
+        "jamais",
+        "nunca",
     ]
 )
-_NEGATION_PAIRS = frozenset({("rather", "than"), ("instead", "of"), ("other", "than")})
-_OR_MARKERS = r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\|"
+_NEGATION_PAIRS = frozenset(
+    {
+        ("rather", "than"),
+        ("instead", "of"),
+        ("other", "than"),
+        ("anything", "but"),
+        ("everything", "but"),
+        ("all", "but"),
+        ("anywhere", "but"),
+        ("anyone", "but"),
+    }
+)
+#: words after the gold that reject it ("Paris is wrong")
+_REJECTIONS = frozenset(["wrong", "incorrect", "false", "untrue", "mistaken", "mistake", "nope"])
+_OR_MARKERS = (
+    r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\||\bou\b|\boder\b|\bodar\b"
+    r"|(?-i:\bo\b)"  # Spanish / Italian / Portuguese "o", lower case only ("O'Brien")
+)
 _OR_SPLIT = re.compile(rf"({_OR_MARKERS})|[,;:.!?()\n\"]", re.I)
-_LIST_SPLIT = re.compile(r"[,;\n]|\band\b|&|\bbetween\b", re.I)
+_LIST_SPLIT = re.compile(r"[,;?\n]|\band\b|&|\bbetween\b|\bund\b|(?-i:\by\b|\bet\b)", re.I)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])|\n+")
 _MAX_ITEM_TOKENS = 4
@@ -391,7 +479,9 @@ _CLAUSE_WORDS = frozenset(
 )
 
 
-def _negated(tokens: Sequence[str], start: int) -> bool:
+def _negated(tokens: Sequence[str], start: int, end: int) -> bool:
+    if any(t in _REJECTIONS for t in tokens[end : end + 3]):
+        return True
     window = tokens[max(0, start - 3) : start]
     if any(t in _NEGATIONS for t in window):
         return True
@@ -486,7 +576,9 @@ def _hedge_list(text: str, golds: Sequence[Form], question: Form | None) -> bool
     return False
 
 
-_LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\n", re.I)
+_FOREIGN_JOINS = frozenset(["ou", "o", "oder", "y", "und", "et"])
+_FOREIGN_JOIN_WORDS = re.compile(r"\b(?:ou|oder|und)\b|(?-i:\b(?:o|y|et)\b)", re.I)
+_LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\?|\n|\bund\b|(?-i:\by\b|\bet\b)", re.I)
 
 
 def _competing_number(text: str, golds: Sequence[Form], question: Form | None) -> bool:
@@ -524,6 +616,105 @@ def _date_conflict(pred: Form, golds: Sequence[Form]) -> bool:
     )
 
 
+#: words that say the answer is a guess: the answer hedges even without a second candidate
+_UNCERTAIN = re.compile(
+    r"(?i:^\W*(?:perhaps|possibly|probably|maybe|likely)\b)"  # capitalised only at the start (not titles)
+    r"|\b(?:perhaps|possibly|probably|maybe|might\s+be|could\s+be|unless|not\s+(?:sure|certain)|unsure"
+    r"|uncertain|i\s+guess|no\s+idea|most\s+likely)\b"
+)
+#: an answer this short that holds an uncertainty word is about the answer itself; in a longer explanation the word
+#: is usually about something else ("the date might vary by region, but it began in 2018")
+_MAX_HEDGED_WORDS = 12
+#: a bound or a comparison before a numeric gold: the answer names a range, not the number
+_BOUND_WORDS = frozenset(
+    ["before", "after", "over", "under", "above", "below", "nearly", "almost", "exceeding", "beyond", "prior"]
+)
+_BOUND_PAIRS = frozenset(
+    {
+        ("at", "least"),
+        ("at", "most"),
+        ("more", "than"),
+        ("less", "than"),
+        ("fewer", "than"),
+        ("greater", "than"),
+        ("no", "more"),
+        ("just", "under"),
+        ("just", "over"),
+    }
+)
+
+
+#: question words that ask for a bound, which "at least N" then answers ("how old do you have to be ...")
+_ASKS_BOUND = frozenset(
+    [
+        "minimum",
+        "maximum",
+        "least",
+        "most",
+        "required",
+        "require",
+        "requires",
+        "need",
+        "needed",
+        "must",
+        "limit",
+        "earliest",
+        "latest",
+    ]
+)
+_ASKS_BOUND_PAIRS = frozenset({("have", "to"), ("has", "to"), ("had", "to"), ("old", "enough")})
+
+
+def _asks_bound(question: Form | None) -> bool:
+    if question is None:
+        return False
+    t = question.tokens
+    return bool(_ASKS_BOUND & set(t)) or any(pair in _ASKS_BOUND_PAIRS for pair in itertools.pairwise(t))
+
+
+def _bounded(tokens: Sequence[str], start: int) -> bool:
+    before = tokens[max(0, start - 2) : start]
+    return (bool(before) and before[-1] in _BOUND_WORDS) or (
+        len(before) == 2 and tuple(before) in _BOUND_PAIRS
+    )
+
+
+_POSSESSIVE = re.compile(r"^(?:'s|\u2019s|'|\u2019)\s+[^\W\d_]", re.I)
+
+
+#: the possessive guard reads whole answers only: inside a sentence "Orwell's essay" is often context for the gold
+_MAX_OWNED_EXTRA = 3
+
+
+def _possessive(text: str, gold: Form) -> bool:
+    """The gold as the owner of another thing: ``Pythagoras' theorem``, ``Einstein's theory`` (a different entity
+    named after the gold, not the gold)."""
+    last = gold.cased[-1] if gold.cased else ""
+    if not last or not last[:1].isalpha():
+        return False
+    return any(
+        _POSSESSIVE.match(text[m.end() :])
+        for m in re.finditer(rf"(?<![\w-]){re.escape(last)}(?![\w-])", text, re.I)
+    )
+
+
+#: capitalised words beyond the gold that make a bag of candidates; two ("Gerald Rudolph Ford" for "Rudolph") are
+#: more often a longer name, which :func:`_longer_name` leaves undecided
+_MIN_BAG_EXTRA = 3
+
+
+def _bag_of_names(text: str, pred: Form, start: int, end: int) -> bool:
+    """A run of capitalised words (or single letters) around the gold with no word that joins them into a
+    phrase: ``Paris London Berlin``, ``A B C ... Paris``: several candidates, not a qualified answer."""
+    extra = len(pred.tokens) - (end - start)
+    if extra < _MIN_BAG_EXTRA or re.search(r"[,;:()]", text):
+        return False
+    words = text.split()
+    if any(w.endswith(".") and len(w) <= 4 for w in words):
+        return False  # "St. Pauli Girl Lager": an abbreviation inside a name
+    return all(w[:1].isupper() or len(w) == 1 for w in words)
+
+
 #: canonical tokens of the function words ("one" is "1", "first" is "1th")
 _GENERIC_TOKENS = frozenset(t for w in FUNCTION_WORDS for t in canon(w).tokens)
 
@@ -547,16 +738,39 @@ def _contained(
         hits = [h for h in hits if _find(question.tokens, h[0].tokens) < 0]
         if not hits:
             return Verdict(None, "gold_in_question")
-    if all(_negated(pred.tokens, start) for _, start, _ in hits):
+    if all(_negated(pred.tokens, start, end) for _, start, end in hits):
         return Verdict(0.0, "negated")
+    if all(
+        any(is_number(t) for t in gold.tokens)
+        and _bounded(pred.tokens, start)
+        and not any(t in _BOUND_WORDS or t in ("least", "most", "than") for g in golds for t in g.tokens)
+        and not _asks_bound(question)
+        for gold, start, _ in hits
+    ):
+        return Verdict(0.0, "bound")
+    if all(
+        any(is_number(t) for t in gold.tokens)
+        and "percent" in pred.tokens[end : end + 1]
+        and "percent" not in gold.tokens
+        for gold, _, end in hits
+    ):
+        return Verdict(0.0, "unit_conflict")
+    if all(_bag_of_names(text, pred, start, end) for _, start, end in hits):
+        return Verdict(0.0, "hedge_list")
+    if _FOREIGN_JOINS & {t for g in golds for t in g.tokens}:
+        text = _FOREIGN_JOIN_WORDS.sub(" ", text)  # "Dieu et mon droit": the gold's own words, not a list
     if _hedge_or(text, golds, question):
         return Verdict(0.0, "hedge_or")
     if _hedge_list(text, golds, question):
         return Verdict(0.0, "hedge_list")
+    if _UNCERTAIN.search(text) and len(text.split()) <= _MAX_HEDGED_WORDS:
+        return Verdict(0.0, "hedge_uncertain")
     if _competing_number(text, [h[0] for h in hits], question):
         return Verdict(0.0, "competing_number")
     if _date_conflict(pred, golds):
         return Verdict(0.0, "date_conflict")
+    if all(len(pred.tokens) <= len(h[0].tokens) + _MAX_OWNED_EXTRA and _possessive(text, h[0]) for h in hits):
+        return Verdict(None, "possessive")
     usable = [
         h
         for h in hits
@@ -838,6 +1052,15 @@ def _gold_forms(golds: tuple[str, ...]) -> tuple[tuple[str, Form], ...]:
 
 
 _HAS_DIGIT = re.compile(r"\d")
+#: a negative number: a minus sign not inside a range ("1939-45") or a word
+_SIGNED = re.compile(r"(?:^|(?<=[\s(\[:=]))(?<!\d\s)[-\u2212]\d")
+
+
+@functools.lru_cache(maxsize=16384)
+def _unsigned_numeric(golds: tuple[str, ...]) -> bool:
+    """Some gold alias holds a number and none a negative one (so a signed answer names another number)."""
+    aliases = [a for g in golds for a in _aliases(g)]
+    return any(_HAS_DIGIT.search(a) for a in aliases) and not any(_SIGNED.search(a) for a in aliases)
 
 
 def decide(
@@ -867,13 +1090,25 @@ def decide(
     pred = canon(answer)
     if not pred.tokens:
         return Verdict(0.0, "empty")
+    if _SIGNED.search(answer) and _unsigned_numeric(key):
+        return Verdict(0.0, "sign")  # "-5" is not 5
+    kept = tuple((g, f) for g, f in forms if not _other_sex(pred, f))
+    if not kept:
+        return Verdict(0.0, "different_person")
+    forms = kept
     numbers = tuple(t for t in pred.tokens if is_number(t))
+    percent = "percent" in pred.tokens
     for gold, form in forms:
         # SQuAD drops the decimal point ("3.50" is "350"): equal strings must also hold equal numbers
-        if pred.squad == form.squad and numbers == tuple(t for t in form.tokens if is_number(t)):
+        # ... and agree on a percent sign, which SQuAD drops ("5%" is not 5)
+        if (
+            pred.squad == form.squad
+            and numbers == tuple(t for t in form.tokens if is_number(t))
+            and percent == ("percent" in form.tokens)
+        ):
             return Verdict(1.0, "exact", gold)
     for gold, form in forms:
-        if pred.tokens == form.tokens:
+        if pred.tokens == form.tokens or _regnal(pred) == _regnal(form):
             return Verdict(1.0, "normalized", gold, sorted(pred.changed | form.changed))
     who = bool(question and _WHO.search(question))
     for gold, form in forms:
@@ -1090,7 +1325,7 @@ def _question(sample: Sample) -> str | None:
     question = sample.metadata.get("question") if isinstance(sample.metadata, Mapping) else None
     if isinstance(question, str) and question.strip():
         return question
-    from ..models._templates import question_of
+    from ..clients import question_of
 
     text = question_of(sample)
     return text or None
@@ -1125,7 +1360,9 @@ def _check_number(option: str, value: Any) -> float:
     return float(value)
 
 
-_CLEAR_HOOKS.extend([_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear])
+_CLEAR_HOOKS.extend(
+    [_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear, _unsigned_numeric.cache_clear]
+)
 
 
 def route_qa_sources(sources: Sequence[str] = QA_SOURCES, **options: Any) -> None:

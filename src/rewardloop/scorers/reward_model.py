@@ -21,9 +21,8 @@ import asyncio
 import os
 from typing import Any, ClassVar
 
+from ..clients import RetryPolicy, chat_of, reward_client, rm_input
 from ..errors import ConfigError, InfraError, InvalidSampleError, MissingExtraError, RateLimited, ScoringError
-from ..models._clients import RetryPolicy, reward_client
-from ..models._templates import chat_of, rm_input
 from ..types import Sample, Score, Status
 from ._base import Scorer
 

@@ -671,7 +671,7 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
 
     @app.get("/v1/scorers")
     async def scorers() -> Any:
-        from ..scorers._registry import ROUTES, SCORERS
+        from ..scorers import ROUTES, SCORERS
 
         manager = state.manager
         custom = getattr(getattr(manager, "scorer", None), "name", None)

@@ -22,6 +22,16 @@ __all__ = ["build_manager"]
 def build_manager(server: ServerConfig, reward: RewardConfig) -> Any:
     """The service's manager: the one builder, ``RewardManager.from_config(reward)``, isolating a sync custom
     function unless ``server.isolate_custom_function`` is false (then it runs in threads)."""
-    from ..managers._manager import RewardManager
+    from ..managers import RewardManager
 
-    return RewardManager.from_config(reward, isolate_custom_function=server.isolate_custom_function)
+    manager = RewardManager.from_config(reward, isolate_custom_function=server.isolate_custom_function)
+    refuse = getattr(manager.runner, "refuse_gathering", None)
+    if server.workers > 1 and refuse is not None:
+        # the kernel spreads requests over the worker processes, so a group's later members may reach
+        # another one: a group scorer takes each request's members as the whole group, and a member that
+        # declares more (metadata group_size) fails at once rather than waiting out gather_timeout_s
+        refuse(
+            f"this server runs {server.workers} worker processes and a request reaches any of them, so a "
+            "group's members must arrive in one request (or run the server with workers: 1)"
+        )
+    return manager

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score
 
 __all__ = [

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from ..errors import ConfigError
-from ..scorers._base import Scorer, as_scorer
-from ..scorers._group import GroupScorer
+from ..scorers import GroupScorer, Scorer, as_scorer
 from ..types import Sample, Score
 
 __all__ = [
@@ -221,7 +220,7 @@ class GroupLengthReward(GroupScorer):
         if group_size is not None and (not isinstance(group_size, int) or group_size < 1):
             raise ConfigError(f"group_size must be a positive integer or None, got {group_size!r}")
         if isinstance(base, str):
-            from ..scorers._registry import get_scorer
+            from ..scorers import get_scorer
 
             base = get_scorer(base)
         self.base = as_scorer(base)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from ..errors import ConfigError, MissingExtraError
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score
 
 __all__ = ["RepetitionPenalty", "ngram_repetition", "words"]

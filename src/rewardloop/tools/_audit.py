@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score, ScoreBatch
 from ._explain import Explanation, explanation_from_score
 
@@ -215,7 +215,7 @@ def audit(
         raise ConfigError(f"audit got {len(labels)} labels for {len(samples)} samples")
     own = runner is None
     if own:
-        from ..execution._runner import Runner
+        from ..execution import Runner
 
         runner = Runner(on_error=None)
     try:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..scorers._base import Scorer
+from ..scorers import Scorer
 from ..types import Sample, Score
 
 __all__ = ["Explanation", "explain", "explanation_from_score"]
@@ -139,7 +139,7 @@ def explain(
     sample: Sample, scorer: Scorer | str = "math_equiv", *, timeout_s: float | None = None
 ) -> Explanation:
     """Score ``sample`` with ``scorer`` (an instance or a registered name) and explain the verdict."""
-    from ..scorers._registry import get_scorer
+    from ..scorers import get_scorer
 
     instance = get_scorer(scorer) if isinstance(scorer, str) else scorer
     t0 = time.perf_counter()
@@ -147,7 +147,7 @@ def explain(
     if quick is not None:
         total = (time.perf_counter() - t0) * 1000
         return explanation_from_score(sample, quick, instance.name, decided_inline=True, total_ms=total)
-    from ..execution._runner import Runner
+    from ..execution import Runner
 
     options: dict[str, Any] = {"workers": 1, "on_error": None}
     if timeout_s is not None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import UnknownTaskError
-from ..scorers._base import Scorer, coerce_score
+from ..scorers import Scorer, coerce_score
 from ..types import Sample, Score, Status
 
 __all__ = ["CheckReport", "CheckResult", "check_dataset", "reference_responses"]
@@ -363,7 +363,7 @@ def _check_routing(rows: list[_Row], custom: Scorer | None) -> tuple[CheckResult
     if custom is not None:
         summary = f"custom function {custom.name!r} scores every data_source ({len(names)})"
         return CheckResult("routing", "skip", summary), dict.fromkeys(names, custom)
-    from ..scorers._registry import resolve_scorer
+    from ..scorers import resolve_scorer
 
     scorers: dict[Any, Scorer] = {}
     unrouted: dict[str, str] = {}
@@ -405,7 +405,7 @@ def _score(
     """Score every probe ``repeats`` times: a list of runs, each ``(score, exec_s)`` per probe."""
     if not probes:
         return []
-    from ..execution._runner import Runner
+    from ..execution import Runner
 
     samples = [
         Sample(

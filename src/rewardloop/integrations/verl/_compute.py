@@ -23,14 +23,14 @@ from typing import Any
 
 from ..._io import response_text
 from ...errors import InvalidSampleError
-from ...scorers._base import Scorer
-from ...scorers._custom import (
+from ...scorers import (
     CustomFunctionScorer,
     PathFunction,
+    Scorer,
     load_custom_function,
     load_custom_function_by_reference,
+    resolve_scorer,
 )
-from ...scorers._registry import resolve_scorer
 from ...scorers.code import CodeScorer
 from ...types import Sample, Score, Status
 
@@ -163,7 +163,7 @@ def default_compute_score(
     after retries, are ``infra_error`` failures, never failed tests. ``concurrent_semaphore`` is not
     used: the client bounds requests per URL process-wide.
     """
-    from ...execution._single import score_one
+    from ...execution import score_one
 
     on_error = float(kwargs.pop("on_error", 0.0))
     timeout = kwargs.pop("timeout", None)

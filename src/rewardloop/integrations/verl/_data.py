@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...managers._tensors import response_lengths
-from ...scorers._base import Scorer
+from ...managers import response_lengths
+from ...scorers import Scorer
 from ...types import Sample, Score, ScoreBatch, Status
 
 __all__ = [
@@ -419,7 +419,7 @@ def reward_tensor(data: Any, rewards: Sequence[float], lengths: Sequence[int]) -
     """``(b, R)`` float32 rewards at each row's last generated token (``response_mask`` when present)."""
     import torch
 
-    from ...managers._tensors import place_at_last_token
+    from ...managers import place_at_last_token
 
     responses = _tensor(data, "responses")
     response_mask = _tensor(data, "response_mask")

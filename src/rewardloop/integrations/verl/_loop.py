@@ -8,20 +8,23 @@
   ``meta_info["reward_extra_keys"]``. No padding rows are scored (verl pads to a multiple of the workers).
 * ``reward_loop_worker_handles`` -- handles for streaming per-trajectory scoring from rollout:
   ``await handle.compute_score.remote(data)`` as verl's agent loop calls them. Locally they are in-process
-  handles sharing the manager's runner; with ``backend: ray`` they are Ray actors.
+  handles sharing the manager's runner; with ``backend: ray`` they front ``num_workers`` Ray actors, and every
+  handle sends a trajectory to the actor its ``uid`` hashes to (:class:`UidRoutedHandle`), so the members of a
+  prompt group meet in one worker whichever handle verl picks.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from ..._loader import load_extern_module, load_extern_object
 from ...config import RewardConfig, load_reward_config
 from ...errors import ConfigError
-from ...scorers._custom import load_custom_function
+from ...scorers import load_custom_function
 from ._compute import config_path
 from ._data import extra_info_columns, has_rm_scores
 from ._managers import AbstractRewardManager, RewardManagerBase, get_reward_manager_cls
@@ -29,6 +32,7 @@ from ._managers import AbstractRewardManager, RewardManagerBase, get_reward_mana
 __all__ = [
     "RewardLoopManager",
     "RewardLoopWorker",
+    "UidRoutedHandle",
     "load_reward_manager",
     "resolve_reward_manager_cls",
 ]
@@ -178,6 +182,48 @@ class LocalWorkerHandle:
         self.compute_score_batch = _Method(worker.compute_score_batch)
 
 
+class UidRoutedHandle:
+    """One of the reward-loop worker handles verl's agent loop picks from at random: whichever it picks,
+    ``compute_score.remote(data)`` goes to the worker actor the trajectory's ``uid`` hashes to, so every
+    member of a prompt group (same uid) meets in one worker, where a group scorer gathers them. Rows without a
+    uid go to this handle's own worker. Picklable (it holds Ray actor handles), as verl ships handles to its
+    agent-loop workers."""
+
+    def __init__(self, workers: list[Any], index: int) -> None:
+        self.workers = list(workers)
+        self.index = index
+        self.compute_score = _Method(self._compute_score)
+        self.compute_score_batch = _Method(self._compute_score_batch)
+
+    def worker_for(self, data: Any) -> Any:
+        """The worker actor of ``data``'s uid (its last row's, as ``compute_score`` scores the last row)."""
+        return self.workers[worker_index(_last_uid(data), len(self.workers), self.index)]
+
+    def _compute_score(self, data: Any) -> Any:
+        return self.worker_for(data).compute_score.remote(data)
+
+    def _compute_score_batch(self, data: Any) -> Any:
+        return self.worker_for(data).compute_score_batch.remote(data)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (UidRoutedHandle, (self.workers, self.index))
+
+
+def worker_index(uid: Any, n: int, default: int = 0) -> int:
+    """The worker of a group: a stable hash of its uid (the same in every process), else ``default``."""
+    if uid is None or n <= 1:
+        return default % max(1, n)
+    return zlib.crc32(str(uid).encode("utf-8", "surrogatepass")) % n
+
+
+def _last_uid(data: Any) -> Any:
+    non_tensor = getattr(data, "non_tensor_batch", None) or {}
+    uids = non_tensor.get("uid") if hasattr(non_tensor, "get") else None
+    if uids is None or len(uids) == 0:
+        return None
+    return uids[-1]
+
+
 class RewardLoopManager:
     """verl's ``RewardLoopManager``: ``compute_rm_score(data)`` and ``reward_loop_worker_handles``.
 
@@ -253,9 +299,16 @@ class RewardLoopManager:
             if cfg.get(key) is not None:
                 cfg[key] = cfg[key] / n
         cfg["max_concurrent"] = max(1, -(-cfg["max_concurrent"] // n))
+        # what the workers read from the trainer config: gdpo's experiment name, and rollout.n (the size a
+        # streamed group scorer waits for)
+        actor_cfg: dict[str, Any] = {"reward": cfg}
         experiment = config_path(self.config, "trainer", "experiment_name")
-        actor_cfg = {"reward": cfg, "trainer": {"experiment_name": experiment}} if experiment else cfg
-        return [
+        if experiment:
+            actor_cfg["trainer"] = {"experiment_name": experiment}
+        rollout_n = config_path(self.config, "actor_rollout_ref", "rollout", "n")
+        if rollout_n is not None:
+            actor_cfg["actor_rollout_ref"] = {"rollout": {"n": rollout_n}}
+        workers = [
             cls.options(name=f"reward_loop_worker_{i}_{random.getrandbits(32):08x}").remote(
                 actor_cfg,
                 self.reward_router_address,
@@ -264,6 +317,8 @@ class RewardLoopManager:
             )
             for i in range(self.reward_config.num_workers)
         ]
+        # verl's agent loop picks a handle at random: each routes by uid, so a group meets in one worker
+        return [UidRoutedHandle(workers, i) for i in range(len(workers))]
 
     def close(self) -> None:
         # the worker actors first: closing the worker's RayRunner may shut Ray down
@@ -274,7 +329,7 @@ class RewardLoopManager:
 
             for handle in self._handles:
                 with contextlib.suppress(Exception):
-                    ray.kill(handle)
+                    ray.kill(handle.workers[handle.index])
         self._handles = None
         self.worker.close()
         if self.reward_model_manager is not None:
@@ -311,7 +366,7 @@ def _make_batch(
             return from_dict(tensors=tensors, non_tensors=non_tensors, meta_info=meta)
         except TypeError:
             pass
-    from ...managers._batch import RolloutBatch
+    from ...managers import RolloutBatch
 
     return RolloutBatch(tensors, non_tensors, meta)
 

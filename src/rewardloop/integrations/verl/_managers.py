@@ -33,12 +33,9 @@ from typing import Any, ClassVar
 from ... import _summary
 from ...config import RewardConfig, load_reward_config, parse_overlong
 from ...errors import ConfigError
+from ...managers import OverlongPenalty, RewardManager, custom_function_scorer, response_lengths
 from ...managers._composite import with_group_size
-from ...managers._manager import RewardManager, custom_function_scorer
-from ...managers._shaping import OverlongPenalty
-from ...managers._tensors import response_lengths
-from ...scorers._base import Scorer, coerce_score
-from ...scorers._custom import CustomFunctionScorer
+from ...scorers import CustomFunctionScorer, Scorer, coerce_score
 from ...types import Sample, Score, ScoreBatch, Status
 from ._compute import config_path
 from ._data import (
@@ -263,7 +260,7 @@ class _Core:
         return rows, batch
 
     def score(self, data: Any) -> tuple[ReadBatch, ScoreBatch]:
-        return self.manager.runner._call_sync(self.ascore(data))
+        return self.manager.runner.call_sync(self.ascore(data))
 
     def pack(
         self, rows: ReadBatch, batch: ScoreBatch, *, learn: bool = True
@@ -346,7 +343,7 @@ def declared_metrics(manager: RewardManager, *, infer_keys: bool = True) -> dict
     if manager.scorer is not None:
         scorers.append(manager.scorer)
     else:
-        from ...scorers._registry import ROUTES
+        from ...scorers import ROUTES
 
         for route in ROUTES.routes():
             try:
@@ -526,7 +523,7 @@ class _Classic(AbstractRewardManager):
         if reward_config is None:
             manager = RewardManager(scorer, runner=runner, runner_config=settings, shapers=shapers)
         else:  # verl's classic loader with a reward config: the one builder (components, routes, monitors)
-            from ...execution._runner import Runner
+            from ...execution import Runner
 
             owns = runner is None
             runner = Runner(settings) if owns else runner

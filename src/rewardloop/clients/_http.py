@@ -45,6 +45,7 @@ __all__ = [
     "ProtocolError",
     "RequestRejected",
     "RetryPolicy",
+    "import_httpx",
     "normalize_url",
     "reward_client",
 ]
@@ -58,6 +59,9 @@ def _httpx() -> Any:
     except ImportError as exc:  # pragma: no cover - httpx is a dependency of the models extra
         raise MissingExtraError("httpx", "models") from exc
     return httpx
+
+
+import_httpx = _httpx  # httpx, or MissingExtraError naming the extra
 
 
 class RequestRejected(ScoringError):

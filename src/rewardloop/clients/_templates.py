@@ -28,6 +28,7 @@ __all__ = [
     "judge_messages",
     "parse_binary",
     "parse_rating",
+    "question_of",
     "render",
     "rm_input",
     "strip_reasoning",

@@ -1,0 +1,97 @@
+"""Scorers that must see more than one sample at a time, dispatched above the executor.
+
+A group scorer needs every member of a group (same ``uid``) in one call; a composite runs each component over
+its whole share of the batch. Both runners (the local :class:`~rewardloop.execution.Runner` and the Ray one) hand
+such scorers their share here, before any sample reaches an executor, so the rest of the batch is scheduled as
+usual and the result is merged in input order. What differs per runner is only where a group is scored:
+``runner.run_groups(scorer, samples, on_done=...)`` (the local runner: one call per group on one slot; Ray: each
+group on one actor, chosen by its uid) and ``runner.submit_group(scorer, sample)`` for streamed members.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from ..errors import ScoringError
+from ..scorers import GroupScorer, Scorer
+from ..types import Sample, Score, ScoreBatch
+from ._report import Done, batch_stats, finish_batch
+
+__all__ = ["run_whole", "submit_whole", "wants_whole_batch"]
+
+OnDone = Callable[[int], None] | None
+_WholeCall = Callable[[list[Sample], OnDone], Awaitable[ScoreBatch]]
+
+
+def wants_whole_batch(scorer: Scorer) -> bool:
+    """Whether ``scorer`` must get its whole share of a batch in one call (group scorers, composites)."""
+    return isinstance(scorer, GroupScorer) or getattr(scorer, "run_with_runner", None) is not None
+
+
+def _whole_call(runner: Any, scorer: Scorer) -> _WholeCall:
+    if isinstance(scorer, GroupScorer):
+        return lambda samples, on_done: runner.run_groups(scorer, samples, on_done=on_done)
+    hook = scorer.run_with_runner  # type: ignore[attr-defined]
+    return lambda samples, on_done: hook(runner, samples, on_done=on_done)
+
+
+async def submit_whole(runner: Any, scorer: Scorer, sample: Sample) -> Score | None:
+    """Stream one sample of a group scorer (it waits for its group) or of a composite (each component
+    submitted); None for any other scorer."""
+    if isinstance(scorer, GroupScorer):
+        return await runner.submit_group(scorer, sample)
+    hook = getattr(scorer, "submit_with_runner", None)
+    return None if hook is None else await hook(runner, sample)
+
+
+async def run_whole(
+    runner: Any, scorers: Sequence[Scorer], samples: list[Sample], on_done: OnDone
+) -> ScoreBatch | None:
+    """The batch, when some of its scorers want whole shares (else None): each such scorer gets all of its
+    samples in one call, the rest runs through ``runner.run``; results merged in input order."""
+    shares: dict[int | None, list[int]] = {}
+    whole: dict[int, Scorer] = {}
+    for i, sc in enumerate(scorers):
+        key = id(sc) if wants_whole_batch(sc) else None
+        if key is not None:
+            whole[key] = sc
+        shares.setdefault(key, []).append(i)
+    if not whole:
+        return None
+    if len(shares) == 1:
+        return await _whole_call(runner, scorers[0])(samples, on_done)
+
+    async def share(key: int | None, idxs: list[int]) -> tuple[list[int], ScoreBatch]:
+        part = [samples[i] for i in idxs]
+        done = None if on_done is None else (lambda j: on_done(idxs[j]))
+        try:
+            if key is None:
+                return idxs, await runner.run([scorers[i] for i in idxs], part, on_done=done)
+            return idxs, await _whole_call(runner, whole[key])(part, done)
+        except ScoringError as exc:  # on_error="raise": merge first, raise for the whole batch below
+            if getattr(exc, "batch", None) is None:
+                raise
+            return idxs, exc.batch  # type: ignore[attr-defined]
+
+    t0 = time.perf_counter()
+    parts = await asyncio.gather(*(share(k, v) for k, v in shares.items()))
+    rows: list[Any] = [None] * len(samples)
+    for idxs, batch in parts:
+        for j, i in enumerate(idxs):
+            rows[i] = Done(
+                batch[j],
+                batch.queue_s[j] if batch.queue_s else 0.0,
+                batch.exec_s[j] if batch.exec_s else 0.0,
+            )
+    stats = batch_stats(
+        [d.score.status for d in rows],
+        latencies=[d.queue_s + d.exec_s for d in rows],
+        exec_times=[d.exec_s for d in rows],
+        wall_s=time.perf_counter() - t0,
+        unique=sum(int(b.stats.get("unique", len(b))) for _, b in parts),
+        retries=sum(int(b.stats.get("retries", 0) or 0) for _, b in parts),
+    )
+    return finish_batch(rows, samples, stats, runner.config.on_error)
