@@ -127,14 +127,24 @@ def extract_answers(response: str) -> Extraction:
     text = response[-MAX_RESPONSE_CHARS:]
     if _MAY_HIDE.search(text):
         text = _hide_invisible(text)
-    boxes = _all_boxes(text)
+    boxes = _all_boxes(text, stop_at_unclosed=True)
     if boxes:
-        last_end = boxes[-1][1][1]
-        # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": with a tag after the last box, the
-        # tags are the answers (all of them: "<answer>\\boxed{3}</answer><answer>4</answer>" is a hedge)
-        tags = _tags(text, 0) if "<answer>" in text[last_end:] else []
+        # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": the tags are answers (all of them:
+        # "<answer>\\boxed{3}</answer><answer>4</answer>" is a hedge)
+        # tags are the answers, and so is every box outside them and outside a <reasoning> block ("\\boxed{7}.
+        # <answer>5</answer>" states two answers)
+        tags = _tags(text, 0) if "<answer>" in text else []
         if tags:
-            return Extraction(tuple(t for t, _ in tags), "tag", tuple(s for _, s in tags), text, thinking)
+            tagged = [(t, span, False) for t, span in tags]
+            reasoning_end = text.rfind("</reasoning>")
+            tagged += [
+                (a, span, _box_denied(text, span))
+                for a, span in boxes
+                if span[0] > reasoning_end and not any(t[0] <= span[0] < t[1] for _, t in tags)
+            ]
+            tagged.sort(key=lambda f: f[1][0])
+            answers, spans, negated = zip(*tagged, strict=True)
+            return Extraction(answers, "tag", spans, text, thinking, negated)
         found = [(a, span, _box_denied(text, span)) for a, span in boxes]
         # answer phrases that state a value beside the boxes ("The final answer is 7. \\boxed{5}",
         # "\\boxed{255} ... Final Answer: ... is $10,455$") are answers too; a phrase whose answer is a box is
@@ -170,7 +180,7 @@ def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]])
 # what a reader never sees, and answers the response itself denies
 
 _MAY_HIDE = re.compile(
-    r"<!--|\\iffalse|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
+    r"<!--|\\iffalse|\\iftrue|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
     r"|cancel|\\sout|\\st\b|~~|<(?:del|s|strike)>"
 )
 _HIDDEN = re.compile(
@@ -188,6 +198,12 @@ _INVISIBLE_GROUP = re.compile(
     r"\\(?:[hv]?phantom|textcolor\s*\{\s*(?:white|transparent)\s*\}|[bx]?cancel|sout|st|xout)\s*(?=\{)"
 )
 _COLOR_SWITCH = re.compile(r"\\color\s*\{\s*(?:white|transparent)\s*\}")
+# the \\else branch of \\iftrue is never shown: "\\iftrue The answer is 7. \\else \\boxed{5} \\fi"
+_IFTRUE_ELSE = re.compile(
+    r"\\iftrue(?![A-Za-z])(?:(?!\\else(?![A-Za-z])|\\fi(?![A-Za-z])).){0,4000}?"
+    r"(\\else(?![A-Za-z])(?:(?!\\fi(?![A-Za-z])).){0,4000})",
+    re.DOTALL,
+)
 
 
 def _hide_invisible(text: str) -> str:
@@ -201,6 +217,8 @@ def _hide_invisible(text: str) -> str:
         if m.group().startswith(("%", "~~")) and not _BOX_START.search(m.group()):
             continue  # a "%" or a strike-through that holds no box: leave the text alone
         spans.append((m.start(), m.end()))
+    if "\\iftrue" in text:
+        spans.extend((m.start(1), m.end(1)) for m in _IFTRUE_ELSE.finditer(text))
     groups = list(_INVISIBLE_GROUP.finditer(text))
     if groups:
         closers = _closers(text)
@@ -251,18 +269,26 @@ _DENIED_AFTER = re.compile(
     r"(?:[\s$.,{~^_]|\\\]|\\\)|\\(?:footnote|text|textsuperscript|textsubscript|mbox|quad|qquad)\b){0,12}"
     rf"(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)|(?:{_DENIAL}|nope)\b"
     r"|\\(?:xmark|crossmark|ding\{55\}|times\s*$)"
-    rf"|(?:is|was|seems|looks|would\s+be)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
+    rf"|(?:is|was|seems|looks|would\s+be|es|est|ist|era|war|\u00e9|\u00e8)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
+    # a counterfactual: "\\boxed{5} would be right if x were positive", "would have been correct had ..."
+    r"|would\s+(?:be|have\s+been)\b[^.;\n]{0,40}?\b(?:if|had|were|but)\b"
     r"|[\u2717\u2718\u274c\u2716]"
     r"|\?)",  # "\\boxed{8}?", "Is the answer \\boxed{8}?": asked, not answered
     re.IGNORECASE,
 )
 # right before it: "The answer is not \\boxed{5}", "isn't $\\boxed{5}$"
-_DENIED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s*(?:\$+|\\\(|\\\[)?\s*$", re.IGNORECASE)
+# "Do NOT answer \\boxed{5}", "Never choose", in other languages: "答案不是", "no es", "не"
+_DENIED_BEFORE = re.compile(
+    r"(?:\bnot|n't|\bnever|\b(?:do\s+not|don't|never|avoid)\s+(?:answer|write|box|give|choose|pick|select|say|put)"
+    r"|\u4e0d\u662f|\u5e76\u975e|\u4e0d\u4e3a|\bno\s+es|\bno\s+era|(?<![\w\u0400-\u04ff])\u043d\u0435|\bpas|\bnicht)"
+    r"\s*(?:\$+|\\\(|\\\[)?\s*$",
+    re.IGNORECASE,
+)
 
 
 # the response takes its last answer back in what follows it: "\\boxed{5}. Wait, that's wrong.", "Scratch that."
 _RETRACTION = re.compile(
-    r"^(?:[^.!?\n]{0,80}[.!?\n])??\s*(?:wait|hmm+|actually|oops|scratch\s+that|just\s+kidding|jk|never\s*mind|"
+    r"^(?:[^.!?\n]{0,80}[.!?\n]|[^\w]*no\b[^\w]*)??\s*(?:wait|hmm+|actually|oops|scratch\s+that|just\s+kidding|jk|never\s*mind|"
     r"on\s+second\s+thought|no,?\s+wait)\b"
     r"|^[^\w]*(?:no|nope|not|wrong|incorrect|false|untrue)\b[^\w]*(?:$|[.!]\s|\n)"  # "\n\nNo.", "**Wrong.**", "— false"
     r"|\bI\s+(?:retract|take\s+(?:it|that)\s+back)\b"
@@ -281,9 +307,20 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
 
 
 def _box_denied(text: str, span: tuple[int, int]) -> bool:
-    return bool(_DENIED_AFTER.match(text, span[1])) or bool(
-        _DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0])
+    return (
+        bool(_DENIED_AFTER.match(text, span[1]))
+        or bool(_DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0]))
+        or bool(_EXAMPLE_BEFORE.search(text, max(0, span[0] - 120), span[0]))
     )
+
+
+# a box given as an example of the format, or for another problem, in the same sentence before it: "For
+# instance, if the equation were x - 2 = 3, we would write \\boxed{5}", "Example answer: \\boxed{5}"
+_EXAMPLE_BEFORE = re.compile(
+    r"(?:\bfor\s+(?:instance|example)\b|\be\.g\.|\bexample(?:\s+answer)?\s*:|\bformat\s+example\b|"
+    r"\bwe\s+would\s+write\b|\bwould\s+look\s+like\b)[^.\n]{0,100}$",
+    re.IGNORECASE,
+)
 
 
 def _tags(text: str, start: int) -> list[tuple[str, tuple[int, int]]]:
@@ -344,17 +381,22 @@ def _has_thinking(response: str, head: str) -> bool:
 
 
 def _harmony_final(response: str) -> str | None:
-    """The last ``final``-channel message of a harmony-format response ("" when it has channels but no final
-    message: it ended while analysing), or None when it has no channels."""
+    """The ``final``-channel message of a harmony-format response ("" when it has channels but no final
+    message: it ended while analysing), or None when it has no channels. Several different final messages
+    are each an answer (returned as ``<answer>`` tags, so that they are graded together)."""
     if "<|channel|>" not in response:
         return None
-    last = None
-    for last in _HARMONY_FINAL.finditer(response):  # noqa: B007 - the last one
-        pass
-    if last is None:
+    messages = []
+    for m in _HARMONY_FINAL.finditer(response):
+        end = _HARMONY_END.search(response, m.end())
+        messages.append(response[m.end() : end.start() if end else len(response)])
+    if not messages:
         return ""
-    end = _HARMONY_END.search(response, last.end())
-    return response[last.end() : end.start() if end else len(response)]
+    distinct = list(dict.fromkeys(msg.strip() for msg in messages))
+    if len(distinct) == 1:
+        return messages[-1]
+    # several final messages: each is an answer the user sees ("7", then "\\boxed{5}": two answers)
+    return "\n".join(f"<answer>{msg}</answer>" for msg in distinct)
 
 
 def answer_region(response: str) -> tuple[str, bool]:
@@ -375,22 +417,55 @@ def answer_region(response: str) -> tuple[str, bool]:
     pairs = [_THINK, *(p for p in _LEADING_THINK if p[0] in head)]
     if "think\u25b7" in response:
         pairs.append(_KIMI)
-    start = 0
+    # the thinking ends at the first closing tag; after it, everything outside a later thinking block is
+    # visible: a stray closing tag hides nothing before it ("\\boxed{7}</think>\\boxed{5}" shows both), and
+    # a thinking block opened after visible text takes that text back
+    start, first = -1, ""
     for _, closer in pairs:
-        i = response.rfind(closer)
-        if i >= 0:
-            start = max(start, i + len(closer))
-    end = len(response)
-    for opener, _ in pairs:
-        j = response.find(opener, start, end)
-        if j >= 0:
-            end = j
-    if start == 0 and end == len(response):
+        i = response.find(closer)
+        if i >= 0 and (start < 0 or i < start):
+            start, first = i, closer
+    pos = start + len(first) if start >= 0 else 0
+    openers = {o: 0 for o, _ in pairs}  # where each opener was last searched from (-1: none after it)
+    while True:
+        j = _next_of(response, openers, pos)
+        if j < 0:
+            break
+        if _strip_closers(response[pos:j], pairs).strip():
+            # "\\boxed{5} <think> Actually no: ...": thinking reopened after an answer takes that answer back
+            return _REOPENED, True
+        k, closer = -1, ""
+        for _, c in pairs:
+            i = response.find(c, j)
+            if i >= 0 and (k < 0 or i < k):
+                k, closer = i, c
+        if k < 0:
+            return "", True  # a thinking block opened and never closed: no answer region
+        pos = k + len(closer)
+    if pos == 0:
         return response, False
-    if end < len(response) and response[start:end].strip():
-        # "\\boxed{5} <think> Actually no: ...": thinking reopened after an answer takes that answer back
-        return _REOPENED, True
-    return response[start:end], True
+    return _strip_closers(response[pos:], pairs), True
+
+
+def _next_of(text: str, openers: dict[str, int], pos: int) -> int:
+    """The first opener at or after ``pos``; an opener found absent is not searched for again (linear)."""
+    best = -1
+    for o, at in openers.items():
+        if at < 0:
+            continue
+        i = text.find(o, pos)
+        openers[o] = i
+        if i >= 0 and (best < 0 or i < best):
+            best = i
+    return best
+
+
+def _strip_closers(text: str, pairs: list[tuple[str, str]]) -> str:
+    """Stray closing tags in visible text read as line breaks (they end a sentence, they hide nothing)."""
+    for _, closer in pairs:
+        if closer in text:
+            text = text.replace(closer, "\n")
+    return text
 
 
 _REOPENED = "\x00reopened"  # answer_region's marker for a response that reopened its thinking
@@ -422,7 +497,7 @@ def _joins_boxes(answer: str) -> bool:
     return len(_PROSE_WORD.findall(answer)) < 3 or _ALTERNATIVE.search(answer) is not None
 
 
-def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
+def _all_boxes(text: str, *, stop_at_unclosed: bool = False) -> list[tuple[str, tuple[int, int]]]:
     """Content and span of every complete box, in order (nested boxes count once: the outer one).
 
     Each box's braces are matched from the box onwards; once that scanning has cost more than a few
@@ -436,6 +511,8 @@ def _all_boxes(text: str) -> list[tuple[str, tuple[int, int]]]:
         if m.start() < end_of_last:
             continue
         content, end = _box_body(text, m.end(), closers)
+        if stop_at_unclosed and content is None and text.startswith("{", end):
+            break  # an unclosed box holds the rest: "\\boxed{7\\}\\boxed{5}" has no box of 5 of its own
         if content is not None and content.strip():
             found.append((content.strip(), (m.start(), end)))
             end_of_last = end
@@ -763,7 +840,7 @@ class Selection(NamedTuple):
 
     answers: tuple[str, ...]  # distinct final answers (more than one is a hedge)
     hedge: str = ""  # why the response is hedging, if it is ("" otherwise)
-    # "placeholder", "template", "intermediate" per set-aside box; "thinking" once for a set-aside thinking block
+    # "placeholder", "template", "intermediate", "denied" per set-aside box; "thinking" once for a set-aside thinking block
     ignored: tuple[str, ...] = ()
 
 
@@ -844,6 +921,14 @@ def select_final(
         return _deny(Selection(tuple(distinct), "", tuple(ignored)), bool(denied))
     if len(distinct) > max_values:
         return Selection(tuple(distinct), f"{len(distinct)} distinct boxed values (more than {max_values})")
+    if denied and len(kept) - 1 not in denied:
+        # "\\boxed{7} is wrong. The correct answer is \\boxed{5}.": a denied answer the response replaces by
+        # a later one is set aside, unless the response also asserts that value (then it contradicts itself)
+        asserted = {key(a) for i, (a, _) in enumerate(kept) if i not in denied}
+        drop = {i for i in denied if key(kept[i][0]) not in asserted}
+        kept = [k for i, k in enumerate(kept) if i not in drop]
+        ignored.extend("denied" for _ in drop)
+        denied = {i - sum(1 for d in drop if d < i) for i in denied - drop}
     group = [kept[-1][0]]
     for (answer, span), (_, nxt) in zip(kept[-2::-1], kept[:0:-1], strict=True):
         if span is None or nxt is None or _is_work(found.text[span[1] : nxt[0]]):

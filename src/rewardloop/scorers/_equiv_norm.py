@@ -132,6 +132,8 @@ def _normalize(text: str) -> str:
     if "phantom" in s:  # "\\hphantom{7}5": space the size of 7, nothing shown
         s = _PHANTOM_GROUP.sub(" ", s)
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
+    if _SPACED_DIGITS.search(s):
+        s = _SPACED_DIGITS.sub(_spaced_digits, s)
     for token in _DROP:
         s = s.replace(token, " ")
     if "\\(" in s or "\\)" in s:  # "\\(x = 5\\) and \\(x = -2\\)": inline-math delimiters inside an answer
@@ -168,18 +170,67 @@ def _normalize(text: str) -> str:
     return compact
 
 
+_DIGIT_SPACE = r"(?:\s|\\quad|\\qquad|\\[,;: ]|~)+"
+# digits separated by spacing, not part of a decimal, a fraction, or a mixed number ("3 1/2")
+_SPACED_DIGITS = re.compile(rf"(?<![\d.,/])\d+(?:{_DIGIT_SPACE}\d+)+(?![\d.,/])")
+_GROUPED = re.compile(rf"^\d{{1,3}}(?:{_DIGIT_SPACE}\d{{3}})+$")
+
+
+def _spaced_digits(m: re.Match[str]) -> str:
+    """``1\\,000`` and ``12 345`` are one number (a thousands grouping); ``2\\quad 3`` is two (``2,3``)."""
+    text = m.group(0)
+    if _GROUPED.match(text):
+        return re.sub(_DIGIT_SPACE, "", text)
+    return re.sub(_DIGIT_SPACE, ",", text)
+
+
 def _fold_digits(text: str) -> str:
     """Digits of other forms as ASCII digits when they are the same glyph (full-width ``５``, styled ``𝟓``:
     their NFKC form is the ASCII digit); digits of other scripts (Arabic-Indic ``٥``, Devanagari ``५`` ...)
     as a ``\\scriptdigit{}`` token that equals only itself: Python reads them as numbers, a reader does not."""
     out = []
+    script = ""  # the open superscript ("^") or subscript ("_") run
     for ch in text:
+        mark = "^" if ch in _SUPERSCRIPTS else "_" if ch in _SUBSCRIPTS else ""
+        if mark != script:
+            if script:
+                out.append("}")
+            if mark:
+                out.append(mark + "{")
+            script = mark
+        if mark:  # "2⁵" is 2^{5}, "101₂" is 101_{2}: never the digits run together
+            out.append(unicodedata.normalize("NFKC", ch).replace("\u2212", "-"))
+            continue
         if ch.isascii() or not ch.isdigit():
             out.append(ch)
             continue
         folded = unicodedata.normalize("NFKC", ch)
         out.append(folded if folded.isascii() else f"\\scriptdigit{{U{ord(ch):04X}}}")
+    if script:
+        out.append("}")
     return "".join(out)
+
+
+_SUPERSCRIPTS = frozenset(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207a\u207b\u207d\u207e"
+)
+_SUBSCRIPTS = frozenset("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089\u208a\u208b")
+_BASE_NUMERAL = re.compile(r"^(\d[0-9A-Za-z]*)_\{?(\d{1,2})\}?$")
+
+
+def base_numeral(norm: str) -> tuple[str, int, int | None] | None:
+    """A numeral with a numeric subscript (``1010_2``, ``12_{3}``) as (digits, base, value in that base; None
+    when its digits are not digits of that base), else None."""
+    m = _BASE_NUMERAL.match(norm)
+    if m is None:
+        return None
+    digits, base = m.group(1), int(m.group(2))
+    if not 2 <= base <= 36:
+        return digits, base, None
+    try:
+        return digits, base, int(digits, base)
+    except ValueError:
+        return digits, base, None
 
 
 def _or_and(s: str) -> str:
@@ -328,6 +379,11 @@ class Node:
 
 
 _CHOICE = re.compile(r"^\(?([A-J])\)?(?:[.:)]|\s|$)")
+# the letter is denied, not chosen ("B is wrong", "not B"); an option's content ("B. False", "(C) No") is not
+_DENIES_CHOICE = re.compile(
+    r"^\(?[A-J]\)?\s*(?:is|was)\s*(?:not\b|wrong|incorrect|false)|^(?:not|no)\s*\(?[A-J]\)?(?![A-Za-z])",
+    re.IGNORECASE,
+)
 _PLAIN_CHOICE = re.compile(r"^\(?([A-J])\)?$")
 # after a chosen letter: nothing but more letters ("A.B.C.D"), or another option's mark ("(B)", "B.", "B)")
 _ONLY_LETTERS = re.compile(r"^(?:[\s.,;:/&|)(]*[A-J])+[\s.,;:/&|)(]*$")
@@ -373,9 +429,15 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
                 # "A. B. C. D.", "(A)(B)(C)(D)", "A. 12 B. 15": several options named, none chosen
                 letters = [m.group(1), *(x for x in re.findall(r"[A-J]", rest))]
                 return Node("list", s, tuple(Node("choice", x) for x in letters))
+            if _DENIES_CHOICE.search(s):
+                return Node("text", s)  # "B is wrong", "not B": the letter is denied, not chosen
             return Node("choice", m.group(1))
+        if _DENIES_CHOICE.search(s):
+            return Node("text", s)
     m = _MATRIX.match(s)
     if m:
+        if m.group(1) in ("vmatrix", "Vmatrix"):
+            return Node("expr", s)  # a determinant (or a norm), not the matrix
         return _matrix(m.group(2), depth)
     if s.count("\\pm") == 1 and "\\mp" not in s:  # "a \pm b" is the two values a + b and a - b
         both = tuple(parse_structure(_signed(s, sign), depth=depth + 1) for sign in "+-")
@@ -857,3 +919,132 @@ def _solve_form(form: _Form, bounds: list[Interval]) -> tuple[str, tuple[Interva
         a, b = (lo - c) / k, (hi - c) / k
         out.append((a, lo_closed, b, hi_closed) if k > 0 else (b, hi_closed, a, lo_closed))
     return name, tuple(sorted(out, key=lambda iv: (iv[0], not iv[1])))
+
+
+# --- units (issue 22 "unit swaps"): a unit in the answer that contradicts the unit asked for -----------------
+#: unit spellings -> (kind, canonical unit); short abbreviations are matched case-sensitively
+_UNIT_SPELLINGS: dict[str, tuple[str, str]] = {}
+for _kind, _canon, _names in (
+    ("length", "mm", "mm millimeter millimeters millimetre millimetres"),
+    ("length", "cm", "cm centimeter centimeters centimetre centimetres"),
+    ("length", "m", "m meter meters metre metres"),
+    ("length", "km", "km kilometer kilometers kilometre kilometres"),
+    ("length", "in", "in inch inches"),
+    ("length", "ft", "ft foot feet"),
+    ("length", "yd", "yd yard yards"),
+    ("length", "mi", "mi mile miles"),
+    ("time", "s", "s sec secs second seconds"),
+    ("time", "min", "min mins minute minutes"),
+    ("time", "h", "h hr hrs hour hours"),
+    ("time", "day", "day days"),
+    ("time", "week", "week weeks"),
+    ("time", "month", "month months"),
+    ("time", "year", "year years yr yrs"),
+    ("mass", "mg", "mg milligram milligrams"),
+    ("mass", "g", "g gram grams"),
+    ("mass", "kg", "kg kilogram kilograms"),
+    ("mass", "lb", "lb lbs pound pounds"),
+    ("mass", "oz", "oz ounce ounces"),
+    ("mass", "t", "ton tons tonne tonnes"),
+    ("money", "dollar", "dollar dollars"),
+    ("money", "cent", "cent cents"),
+    ("money", "euro", "euro euros"),
+    ("angle", "deg", "deg degree degrees"),
+    ("angle", "rad", "rad radian radians"),
+    ("volume", "ml", "ml mL milliliter milliliters millilitre millilitres"),
+    ("volume", "l", "l L liter liters litre litres"),
+    ("volume", "gal", "gallon gallons gal"),
+):
+    for _name in _names.split():
+        _UNIT_SPELLINGS[_name] = (_kind, _canon)
+#: kinds whose units have powers (square, cubic): the kind of an area is ("length", 2)
+_POWERED = frozenset(("length",))
+_UNIT_WORD_RE = r"[A-Za-z]+"
+_ANSWER_UNIT = re.compile(
+    r"(?:\\(?:text|mathrm|mbox|textrm|rm)\s*\{\s*((?:square\s+|sq\.?\s*|cubic\s+)?[A-Za-z]+)\s*\}|"
+    r"(?<=[\d}\s,])((?:square\s+|sq\.?\s*|cubic\s+)?[A-Za-z]+))"
+    r"\s*(?:\^\s*\{?\s*([23])\s*\}?)?\s*\.?\s*$"
+)
+_DEGREE_SIGN = re.compile(r"(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree)\s*\.?\s*$")
+_ASKED_UNIT = re.compile(
+    r"\b(?:how\s+many|how\s+much|in|into|number\s+of)\s+((?:square\s+|sq\.?\s*|cubic\s+)?[A-Za-z]+)"
+    r"(?!\s*(?:per\b|/|an?\s+hour\b))",
+    re.IGNORECASE,
+)
+#: a unit word right after a box ("$\\boxed{30}$ radians"): whole words only, never one- or two-letter ones
+_AFTER_BOX_UNIT = re.compile(
+    r"^\s*\$*\s*(?:\\\)|\\\])?\s*(square\s+|cubic\s+)?([A-Za-z]{3,})\b(?!\s*(?:per\b|/))"
+)
+
+Unit = tuple[str, str, int]  # (kind, canonical unit, power)
+
+
+def _lookup_unit(words: str, power: str | None, *, loose: bool) -> Unit | None:
+    words = words.strip()
+    p = int(power) if power else 1
+    low = words.lower()
+    for prefix, n in (("square ", 2), ("sq. ", 2), ("sq.", 2), ("sq ", 2), ("cubic ", 3)):
+        if low.startswith(prefix):
+            words, p = words[len(prefix) :].strip(), n
+            break
+    hit = _UNIT_SPELLINGS.get(words)
+    if hit is None and (loose or len(words) > 2):
+        hit = _UNIT_SPELLINGS.get(words.lower())
+    if hit is None:
+        return None
+    kind, canon = hit
+    if p != 1 and kind not in _POWERED:
+        return None
+    return kind, canon, p
+
+
+def answer_unit(raw: str, after: str = "") -> Unit | None:
+    """The unit an answer states at its end (``5\\text{ m}``, ``12\\text{ cm}^2``, ``90^\\circ``,
+    ``12 square feet``), or, failing that, the unit word written right after its box (``after``); None when
+    it states none this table knows."""
+    s = raw.strip().strip("$").strip()
+    if _DEGREE_SIGN.search(s):
+        return ("angle", "deg", 1)
+    m = _ANSWER_UNIT.search(s)
+    if m is not None and _has_value(s[: m.start()]):
+        unit = _lookup_unit(m.group(1) or m.group(2), m.group(3), loose=m.group(1) is not None)
+        if unit is not None:
+            return unit
+    if after:
+        m2 = _AFTER_BOX_UNIT.match(after)
+        if m2 is not None:
+            return _lookup_unit((m2.group(1) or "") + m2.group(2), None, loose=False)
+    return None
+
+
+def asked_units(prompt_text: str) -> list[Unit]:
+    """The units a question asks for: those after "how many", "how much", "number of", "in", "into"
+    ("How many centimeters ...", "in degrees", "the area in square meters"), rates ("miles per hour")
+    excepted."""
+    out = []
+    for m in _ASKED_UNIT.finditer(prompt_text[-4000:]):
+        unit = _lookup_unit(m.group(1), None, loose=False)
+        if unit is not None and len(m.group(1)) > 2:
+            out.append(unit)
+    return out
+
+
+def unit_conflict(answer_u: Unit | None, gold_units: list[Unit | None], asked: list[Unit]) -> str:
+    """Why the answer's unit contradicts the unit asked for ("" when it does not).
+
+    A gold with a unit asks for that unit: an answer unit of the same kind but another unit or power
+    (``cm`` for ``cm^2``, radians for degrees), or of another kind, contradicts it. A gold without a unit
+    leaves it to the question: an answer unit of a kind the question asks for, but not one of the units it
+    asks for, contradicts it. No unit in the answer, or none asked, is never a contradiction.
+    """
+    if answer_u is None:
+        return ""
+    stated = [u for u in gold_units if u is not None]
+    if stated and len(stated) == len(gold_units):
+        if answer_u not in stated:
+            return f"the answer is in {answer_u[1]}, the gold in {stated[0][1]}"
+        return ""
+    same_kind = [u for u in asked if u[0] == answer_u[0]]
+    if same_kind and answer_u not in same_kind:
+        return f"the answer is in {answer_u[1]}, the question asks for {same_kind[0][1]}"
+    return ""

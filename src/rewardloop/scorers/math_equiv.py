@@ -72,12 +72,17 @@ from ._equiv_extract import (
 )
 from ._equiv_norm import (
     Node,
+    Unit,
+    answer_unit,
+    asked_units,
+    base_numeral,
     exact_number,
     float_value,
     normalize,
     parse_structure,
     solve_inequality,
     split_top,
+    unit_conflict,
 )
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
@@ -187,6 +192,10 @@ def judge(
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    mismatch = _unit_mismatch(found, answers, golds, prompt)
+    if mismatch:
+        verdict.value, verdict.stage, verdict.rule, verdict.reason = 0.0, "unit", "unit_mismatch", mismatch
+        return verdict
     if prompt is not None and any("=" in a for a in answers):
         answers = [_asked_quantity(a, prompt, golds) for a in answers]
     if len(answers) == 1 and _exact(answers[0], golds):
@@ -194,18 +203,64 @@ def judge(
         return verdict  # the common case, settled before any normalisation
     gold_norm = [normalize(g) for g in golds]
     if len(answers) > 1 and _gold_has_items(gold_norm, len(answers)) and not _each_answers(answers, golds):
-        answers = [", ".join(answers)]  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
+        joined = ", ".join(answers)  # "(a) \\boxed{3} (b) \\boxed{5}" answers the gold "3, 5"
+        # parts labelled (a), (b) ... answer the gold's items in order: a tuple, not a set
+        answers = [f"({joined})" if _labelled_parts(found, answers) else joined]
     pred_norm = [normalize(a) for a in answers]
     asked = _asks_percent(prompt)
+    bases = _asks_bases(prompt)
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked)
+        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked, bases)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
+    """Why a final answer's unit contradicts the unit the gold or the question asks for ("" if none does):
+    see :func:`unit_conflict`. A unit word right after a box (``$\\boxed{30}$ radians``) is the box's."""
+    gold_units: list[Unit | None] | None = None
+    asked: list[Unit] | None = None
+    for a in answers:
+        after = ""
+        if found.method == "boxed" and found.spans:
+            for cand, span in zip(found.answers[::-1], found.spans[::-1], strict=True):
+                if cand == a:
+                    after = found.text[span[1] : span[1] + 40]
+                    break
+        unit = answer_unit(a, after)
+        if unit is None:
+            continue
+        if gold_units is None:
+            gold_units = [answer_unit(g) for g in golds]
+            asked = asked_units(_prompt_text(prompt)) if prompt is not None else []
+        why = unit_conflict(unit, gold_units, asked or [])
+        if why:
+            return why
+    return ""
+
+
+_PART_LABEL = re.compile(
+    r"(?:^|[\s,;(])\(?(?:[a-h]|i{1,3}|iv|vi{0,3}|ix|x)\)\s*[:.]?\s*(?:\\\(|\\\[|\$+)?\s*$"
+)
+
+
+def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
+    """Whether every answer's box follows a part label ("(a)", "b)", "(ii)")."""
+    if found.method != "boxed" or not found.spans:
+        return False
+    starts = {}
+    for a, span in zip(found.answers, found.spans, strict=True):
+        starts.setdefault(a, span[0])
+    for a in answers:
+        at = starts.get(a)
+        if at is None or not _PART_LABEL.search(found.text, max(0, at - 16), at):
+            return False
+    return True
 
 
 def _drop_copied(found: Any, prompt: object) -> Any:
@@ -335,9 +390,14 @@ def _one_answer(
     symbolic: bool,
     clock: _Clock,
     asked: bool | None = None,
+    bases: frozenset[int] = frozenset(),
 ) -> tuple[bool | None, str]:
     if _exact(raw, golds):
         return True, "exact"
+    if "_" in norm or any("_" in g for g in gold_norm):
+        based = _base_equal(norm, gold_norm, bases)
+        if based is not None:
+            return based, "structured"
     p_pct = "%" in raw or "ercent" in raw or "pct" in raw
     p_pct = p_pct and bool(_PERCENT_SIGN.search(raw))
     for graw, g in zip(golds, gold_norm, strict=True):
@@ -371,6 +431,43 @@ def _one_answer(
 
 
 _PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b|\bpct\b")
+_ASKS_BASE = re.compile(r"\bbase[\s-]*(\d{1,2})\b|_\{?(\d{1,2})\}?(?![\d}])", re.IGNORECASE)
+
+
+def _asks_bases(prompt: object) -> frozenset[int]:
+    """The bases a question names ("in base 3", "base-6", a numeral ``2343_6``)."""
+    if prompt is None:
+        return frozenset()
+    return frozenset(int(a or b) for a, b in _ASKS_BASE.findall(_prompt_text(prompt)[-4000:]))
+
+
+def _base_equal(norm: str, gold_norm: Sequence[str], bases: frozenset[int]) -> bool | None:
+    """A numeral with a numeric subscript is a numeral in that base (``12_{3}`` is 5, never 12): two such
+    numerals are equal when their values are; a gold ``1010_2`` is answered by its digits ``1010``; an
+    answer ``101_2`` answers the gold ``5``, and the gold ``101`` only when the question names base 2. None
+    when neither side is such a numeral."""
+    p = base_numeral(norm)
+    decided = undecided = False
+    for g in gold_norm:
+        gb = base_numeral(g)
+        if p is None and gb is None:
+            continue
+        decided = True
+        if p is not None and gb is not None:
+            if p[2] is not None and p[2] == gb[2]:
+                return True
+        elif gb is not None:
+            if norm == gb[0]:
+                return True
+            if "_" in norm:  # "40_{\\text{nine}}" for "40_9": the later stages read word bases
+                undecided = True
+        elif p is not None:
+            value = exact_number(g)
+            if p[2] is not None and value is not None and value == p[2]:
+                return True
+            if g == p[0] and p[1] in bases:
+                return True
+    return False if decided and not undecided else None
 
 
 def _node_pairs(
@@ -391,11 +488,14 @@ def _node_pairs(
     for graw, g in zip(golds, gold_norm, strict=True):
         choice = _is_choice(g)
         gnode, pnode = parse_structure(g, choice=choice), parse_structure(norm, choice=choice)
+        g_pct = bool(_PERCENT_SIGN.search(graw))
         if _percent_as_written(graw, g, asked, p_pct):
             pairs.append((gnode, pnode))
+        if p_pct and g_pct:
+            continue  # both percentages: as written only (``1200\\%`` is not ``12\\%``)
         if p_pct and pnode.kind == "number":
             pairs.append((gnode, _hundredths(pnode)))
-        if gnode.kind == "number" and _PERCENT_SIGN.search(graw):
+        if gnode.kind == "number" and g_pct:
             pairs.append((_hundredths(gnode), pnode))
     return pairs
 
