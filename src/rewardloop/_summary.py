@@ -191,12 +191,23 @@ def format_groups(stats: Sequence[Any], max_k: int = 8) -> str:
     ks = sorted({k for k in range(1, min(n, max_k) + 1)} | {n})
     header = ("data_source", "groups", "n", *(f"pass@{k}" for k in ks), "mean@n", "std", "all-equal")
     lines = []
+    partial = False
     for st in (st for st in stats if st.max_n >= 2 or st.task == "ALL"):  # single-rollout sources say nothing
-        cells = [st.task, str(st.groups), str(st.max_n)]
-        cells += [_num(st.pass_at.get(k)) for k in ks]
+        sizes = str(st.max_n) if st.min_n in (0, st.max_n) else f"{st.min_n}-{st.max_n}"
+        cells = [st.task, str(st.groups), sizes]
+        for k in ks:
+            # a pass@k comes from the groups with at least k rollouts: say how many when that is not all
+            behind = st.groups_at.get(k, st.groups)
+            cell = _num(st.pass_at.get(k))
+            if st.pass_at.get(k) is not None and behind < st.groups:
+                cell, partial = f"{cell} ({behind})", True
+            cells.append(cell)
         cells += [_num(st.mean_at_n), _num(st.reward_std), _pct(st.all_equal_share)]
         lines.append(tuple(cells))
-    return _grid(header, lines, left=(0,))
+    table = _grid(header, lines, left=(0,))
+    if partial:
+        table += "\n(g): a pass@k computed from only g groups, those with at least k rollouts"
+    return table
 
 
 def format_errors(errors: Sequence[tuple[str, str, int]], more: int = 0, more_rows: int = 0) -> str:
