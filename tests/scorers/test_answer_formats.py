@@ -123,11 +123,12 @@ REASONING = [
     ),
     _case("thinking-then-no-answer", "5", THINK + "I could not finish this problem.", 0.0),
     _case("thinking-then-nothing", "5", "<think>\nSo the diagonal is $\\boxed{5}$.\n</think>\n\n", 0.0),
-    _case(  # closing tags split the response: only what follows the last one is graded ("last" semantics)
+    _case(  # thinking ends at the first closing tag: a stray later </think> hides nothing, so 2 and 4 are two
+        # different final answers (a policy could otherwise hide wrong answers behind fake closing tags)
         "boxes-between-closing-tags",
         "4",
         "\\boxed{3}</think>\\boxed{2}</think>\\boxed{4}",
-        1.0,
+        0.0,
     ),
 ]
 
@@ -357,7 +358,9 @@ def test_thinking_and_answer_tags_in_adversarial_numbers_stay_linear():
     response = (
         "<think>\\boxed{1}</think>" * 5000 + "\\boxed{4}" + "<think>" * 3 + "</think>" * 3 + "\\boxed{4}"
     )
-    assert _score("4", response).value == 1.0
+    # (a thinking block reopened after an answer takes it back: no answer, and found in linear time)
+    assert _score("4", response).value == 0.0
+    assert _score("4", "<think>\\boxed{1}</think>" * 5000 + "\\boxed{4}").value == 1.0
     # thousands of unclosed answer tags: one forward pass (a lazy regex would rescan to the end per tag)
     assert _score("4", "\\boxed{4}" + "<answer>" * 10000).value == 1.0
     assert extract_answers("<answer>" * 10000 + "</answer>").answers == ("<answer>" * 9999,)
