@@ -15,21 +15,9 @@ from rewardloop.errors import InfraError
 from rewardloop.scorers._base import Scorer
 from rewardloop.types import Sample, Score
 
-
-def _append(path: str, line: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, (line + "\n").encode())
-    finally:
-        os.close(fd)
-
-
-def lines(path) -> list[str]:
-    try:
-        with open(path) as fh:
-            return fh.read().splitlines()
-    except FileNotFoundError:
-        return []
+# the file helpers the Ray tasks already have: state that survives pickling lives in files
+from ._ray_tasks import _append
+from ._ray_tasks import read_lines as lines
 
 
 class ModeScorer(Scorer):
