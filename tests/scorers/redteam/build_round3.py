@@ -4,6 +4,9 @@ Run from the repository root: ``python tests/scorers/redteam/build_round3.py``. 
 a careful grader rejects, ``why_wrong``) or a control (a correct answer in the same surface form, ``why_right``).
 ``rules`` narrows the final-answer rules a row is judged under: rows whose only "wrong" reading is a hedge with
 the gold written *last* leave out ``"last"``, which by definition grades the last answer alone.
+
+The builder writes no ``known_break`` marks; after building, run
+``python bench/redteam_math.py --src src --mark-known tests/scorers/redteam/math_equiv_round3.jsonl``.
 """
 
 from __future__ import annotations
