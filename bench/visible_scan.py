@@ -53,7 +53,9 @@ def corpora(data: Path) -> dict[str, list[tuple[str, str]]]:
     out["math_solutions_human"] = [(str(r.get("idx", i)), r["solution"]) for i, r in enumerate(rows)]
     for path in sorted((EXTDATA / "dev").glob("*.jsonl")):
         out[f"dev/{path.stem}"] = [(r["id"], r["response"]) for r in _jsonl(path)]
-    out["monitors_tune"] = [(r["id"], r.get("response", "")) for r in _jsonl(EXTDATA / "monitors/tune/rows.jsonl")]
+    out["monitors_tune"] = [
+        (r["id"], r.get("response", "")) for r in _jsonl(EXTDATA / "monitors/tune/rows.jsonl")
+    ]
     return {k: v for k, v in out.items() if v}
 
 
@@ -91,7 +93,9 @@ def main() -> int:
     for name, rec in report.items():
         print(f"{name:24s} {json.dumps(rec, ensure_ascii=False)}", file=sys.stderr)
     if args.output:
-        Path(args.output).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(args.output).write_text(
+            json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     return 0
 
 
