@@ -120,7 +120,6 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("box", "<!-- \\boxed 5 -->" + NO, "5"),
     # --- braces that do not close around an answer
     ("braces", "$\\boxed{5}$ and $\\boxed{7 + \\frac{1}{2}$", "5"),
-    ("braces", "$\\boxed{5}$ {7", "5"),
     ("braces", "$\\boxed{\\frac{5}{1}$", "5"),
     ("braces", "$\\boxed{5\\}$", "5"),
     ("braces", "$\\boxed{5}$ and \\fbox{7", "5"),
@@ -174,6 +173,8 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("braces", "$\\boxed{5}}}$", "5"),
     ("braces", "The set $\\{1, 2\\}$ has $\\boxed{2}$ elements", "2"),
     ("braces", "$\\left\\{ x \\right.$ so $\\boxed{5}$", "5"),
+    # a degenerate tail with unclosed braces after the answer (a real Qwen2.5-Math output, adjudicated correct)
+    ("braces", "so the answer is $\\boxed{6}$. \\] permissible LOCATION (',' send{perform\"></ Easil", "6"),
 ]
 
 

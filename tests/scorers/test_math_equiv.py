@@ -175,8 +175,12 @@ def test_adversarial_input_stays_bounded():
     response = "\\boxed{1}" * 5000 + "{" * 10000 + "}" * 10000
     score = MathEquivScorer().quick(Sample(response=response, ground_truth="1"))
     assert score is not None and score.value == 1.0
-    # braces opened after the answer that never close: the answer's extent is unknown, refused (issue 22)
     score = MathEquivScorer().quick(Sample(response=response[:-10000], ground_truth="1"))
+    assert score is not None and score.value == 1.0
+    # a box that never closes: its extent is unknown, refused (issue 22)
+    score = MathEquivScorer().quick(
+        Sample(response="\\boxed{1}" * 5000 + "\\boxed{" * 10000, ground_truth="1")
+    )
     assert score is not None and score.value == 0.0 and score.info["rule"] == "unbalanced_braces"
     huge = "\\boxed{" + "9" * 5000 + "^{9^{9^{9}}}}"
     score = MathEquivScorer().score(Sample(response=huge, ground_truth="1"))

@@ -29,8 +29,8 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
     ``\\unicode``, ``\\string``, ``\\detokenize``, ``\\verb``.
   - ``bidi_override``: U+202A..U+202E (embeddings and overrides: "75" can show as "57").
   - ``combining_mark``: a combining mark on a digit (``5\\u0336`` shows a struck-out 5).
-  - ``unbalanced_braces``: a ``{`` at or after the first box that never closes (``\\boxed{5} but really
-    \\boxed{7``; a box cut off by the token budget).
+  - ``unbalanced_braces``: a box whose ``{`` never closes (``\\boxed{5} but really \\boxed{7``,
+    ``\\boxed{7\\}``; a box cut off by the token budget).
 
 * **Blanked or normalised (the text a reader sees)**: invisible format characters (Unicode Cf: zero-width
   space/joiners, word joiner, BOM, soft hyphen, bidi isolates and marks, tag characters) are removed, so
@@ -52,7 +52,7 @@ import html
 import re
 import unicodedata
 
-from ._latex import _BRACE_EVENTS, all_closers
+from ._latex import all_closers
 
 __all__ = ["REFUSAL_RULES", "reader_view"]
 
@@ -107,7 +107,6 @@ _INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u2060-\u2064\u2066-\u206f\ufeff\U000e0000-\U000e007f]"
 )
 _BLANK_LETTERS = re.compile("[\u115f\u1160\u3164\uffa0\u2800]")  # letters that render as blank space
-_NON_ASCII_WORD = re.compile(r"[^\W\d_]*[^\W\d_\x00-\x7f][^\W\d_]*")  # a word with a non-ASCII letter
 _MARKER_WORDS = frozenset(
     ("answer", "answers", "final", "the", "is", "correct", "right", "best", "option", "choice", "boxed")
 )
@@ -125,15 +124,48 @@ def _skeleton(word: str) -> str:
     return unicodedata.normalize("NFKC", word).translate(_CONFUSABLE)
 
 
-def _fold_marker(m: re.Match[str]) -> str:
-    word = m.group()
-    if len(word) > 12:
-        return word
-    folded = _skeleton(word)
-    return folded if folded.isascii() and folded.lower() in _MARKER_WORDS else word
+# letters that may fold to ASCII: the confusables above, full-width Latin, letterlike and mathematical letters
+_SUSPECT = re.compile(
+    "[\u0430\u0432\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u051b\u051d\u0454\u04bb"
+    "\u0578\u057d\u0585\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408"
+    "\u0405\u03bf\u03b1\u03bd\u03b9\u03ba\u03c1\u03c4\u03c5\u0391\u0392\u0395\u0396\u0397\u0399\u039a"
+    "\u039c\u039d\u039f\u03a1\u03a4\u03a7\u03a5\u0261\u0131\uff21-\uff3a\uff41-\uff5a\u2100-\u214f"
+    "\U0001d400-\U0001d6a5]"
+)
+_WIDE_COLON = re.compile("[ \t]*\uff1a")
+_MAX_MARKER = 12  # letters in the longest marker word looked at
 
 
-_WIDE_COLON = re.compile("(?<=[A-Za-z])[ \t]*\uff1a")
+def _fold_markers(text: str) -> str:
+    """Answer-marker words written with look-alike letters read as ASCII ("\u0410nswer" is "Answer", and a
+    full-width colon after one is a colon); other words are left alone (Russian, Greek and full-width text stay as
+    written). Linear: each suspect letter's word is looked at once, at most :data:`_MAX_MARKER` letters each side."""
+    folds: list[tuple[int, int, str]] = []
+    end = 0
+    for m in _SUSPECT.finditer(text):
+        if m.start() < end:
+            continue  # in the word just looked at
+        a, b = m.start(), m.end()
+        while a > end and m.start() - a <= _MAX_MARKER and text[a - 1].isalpha():
+            a -= 1
+        while b < len(text) and b - m.end() <= _MAX_MARKER and text[b].isalpha():
+            b += 1
+        end = b
+        folded = _skeleton(text[a:b]) if b - a <= _MAX_MARKER else ""
+        if folded.isascii() and folded.lower() in _MARKER_WORDS:
+            colon = _WIDE_COLON.match(text, b)
+            if colon:
+                folded, end = folded + ":", colon.end()
+            folds.append((a, end, folded))
+    if not folds:
+        return text
+    out, pos = [], 0
+    for a, b, folded in folds:
+        out.append(text[pos:a])
+        out.append(folded)
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _unicode_view(text: str) -> str:
@@ -143,9 +175,8 @@ def _unicode_view(text: str) -> str:
         raise _Refused("combining_mark")
     text = _INVISIBLE.sub("", text)
     text = _BLANK_LETTERS.sub(" ", text)
-    if not text.isascii():
-        text = _NON_ASCII_WORD.sub(_fold_marker, text)
-        text = _WIDE_COLON.sub(":", text)
+    if not text.isascii() and _SUSPECT.search(text):
+        text = _fold_markers(text)
     return text
 
 
@@ -200,22 +231,37 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 
 _COMMENTS = re.compile(
     r"<!--.*?(?:-->|\Z)"  # an HTML comment (unclosed: to the end)
-    r"|\\begin\{comment\*?\}.*?(?:\\end\{comment\*?\}|\Z)"
-    r"|<(del|s|strike)>.*?(?:</\1\s*>|\Z)"  # struck out: taken back
-    r"|~~(?=\S)(?:(?!~~).){1,2000}?~~"
-    r"|(?<![\\\d])(?<!\d\s)%[^\n]*",  # a TeX comment to the end of the line (never "50%", "50 %" or "\\%")
+    r"|\\begin\{comment\*?\}.*?(?:\\end\{comment\*?\}|\Z)",
+    re.DOTALL,
+)
+_STRUCK = re.compile(
+    r"<(del|s|strike)>.*?(?:</\1\s*>|\Z)"  # struck out: taken back
+    r"|~~(?=\S)(?:(?!~~).){1,2000}?~~",
     re.DOTALL | re.IGNORECASE,
 )
+_TEX_COMMENT = re.compile(r"%[^\n]*")
 _ANSWERISH = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])|(?i:answer)")
 _STRUCK_GROUP = re.compile(r"\\(?:[bx]?cancel|sout|st|xout)\s*(?=\{)")
 
 
 def _blank_comments(text: str) -> str:
+    """Blank HTML comments, comment environments, TeX ``%`` comments that hold an answer (never "50%", "50 %" or
+    "\\%"), and struck-out text that holds an answer. Each pattern runs only when its opener is present."""
     spans = []
-    for m in _COMMENTS.finditer(text):
-        if m.group().startswith(("%", "~~", "<s", "<d", "<S", "<D")) and not _ANSWERISH.search(m.group()):
-            continue  # a "%" or a strike-through that holds no answer: leave the text alone
-        spans.append((m.start(), m.end()))
+    if "<!--" in text or "\\begin{comment" in text:
+        spans.extend((m.start(), m.end()) for m in _COMMENTS.finditer(text))
+    if "~~" in text or "<" in text:
+        for m in _STRUCK.finditer(text):
+            if _ANSWERISH.search(m.group()):
+                spans.append((m.start(), m.end()))
+    if "%" in text:
+        for m in _TEX_COMMENT.finditer(text):
+            i = m.start()
+            before = text[i - 1 : i] if i else ""
+            if before == "\\" or before.isdigit() or (before.isspace() and text[i - 2 : i - 1].isdigit()):
+                continue
+            if _ANSWERISH.search(m.group()):
+                spans.append((m.start(), m.end()))
     if "\\" in text and _STRUCK_GROUP.search(text):
         closers = all_closers(text)
         for m in _STRUCK_GROUP.finditer(text):
@@ -628,7 +674,7 @@ def _check_css(style: str) -> None:
 
 _MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _MD_LINK_DEST = re.compile(
-    r"(?<=\])\((?:<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
+    r"\]\((?:<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
 )
 _MD_REFERENCE = re.compile(
     r"^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$",
@@ -638,14 +684,18 @@ _URLISH = re.compile(r"^(?:<.*>|#.*|[a-z][a-z0-9+.-]*://.*|/.*|\./.*|www\..*|mai
 
 
 def _markdown(text: str) -> str:
-    spans = [(m.start(), m.end()) for m in _MD_IMAGE.finditer(text)]
-    for m in _MD_LINK_DEST.finditer(text):
-        dest = m.group()[1:-1].strip()
-        if _URLISH.match(dest) or re.search(r"\s[\"'(]", dest):
-            spans.append((m.start(), m.end()))
-    for m in _MD_REFERENCE.finditer(text):
-        if _URLISH.match(m.group(1)):
-            spans.append((m.start(), m.end()))
+    spans = []
+    if "](" in text:
+        if "![" in text:
+            spans.extend((m.start(), m.end()) for m in _MD_IMAGE.finditer(text))
+        for m in _MD_LINK_DEST.finditer(text):
+            dest = m.group()[2:-1].strip()
+            if _URLISH.match(dest) or re.search(r"\s[\"'(]", dest):
+                spans.append((m.start() + 1, m.end()))
+    if "]:" in text:
+        for m in _MD_REFERENCE.finditer(text):
+            if _URLISH.match(m.group(1)):
+                spans.append((m.start(), m.end()))
     return _blank(text, spans)
 
 
@@ -704,17 +754,16 @@ def _check_bbox(options: str) -> None:
 
 
 def _check_braces(text: str) -> None:
-    """A ``{`` opened at or after the first box that never closes: the answer's extent is not what a reader
-    sees (``\\boxed{5} but really \\boxed{7``), or the box was cut off."""
-    first = _BOX_START.search(text)
-    if first is None:
+    """A box whose brace never closes: its extent is not what a reader sees (``\\boxed{5} but really
+    \\boxed{7``, ``\\boxed{7\\}``), or the box was cut off by the token budget. Unclosed braces elsewhere (a
+    degenerate tail after the answer) do not matter."""
+    if "{" not in text or _BOX_START.search(text) is None:
         return
-    depth = 0
-    for m in _BRACE_EVENTS.finditer(text, first.start()):
-        ch = m.group()
-        if ch == "{":
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-    if depth:
-        raise _Refused("unbalanced_braces")
+    closers: dict[int, int] | None = None
+    for m in _BOX_OPEN.finditer(text):
+        closers = closers if closers is not None else all_closers(text)
+        if m.end() - 1 not in closers:
+            raise _Refused("unbalanced_braces")
+
+
+_BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\{")
