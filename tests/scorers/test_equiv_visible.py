@@ -136,6 +136,8 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("html", "[see here](https://example.com) so $\\boxed{5}$", "5"),
     ("html", "<b>Answer:</b> 5", "5"),
     ("html", "Since $a<b$ and $c>d$, we get $\\boxed{5}$", "5"),
+    # "<q" of an inequality is no <q> tag (a real ProcessBench output): nothing is blanked up to a later ">"
+    ("html", "For $p<q \\leqslant n$ we get $\\boxed{5}$, as $n=7 > 2$.", "5"),
     ("tex", "$\\textcolor{red}{\\boxed{5}}$", "5"),
     ("tex", "$\\color{blue}\\boxed{5}$", "5"),
     ("tex", "$\\boxed{\\textcolor{red}{5}}$", "5"),

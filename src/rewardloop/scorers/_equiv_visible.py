@@ -576,7 +576,11 @@ def _contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> f
 
 # --- HTML
 
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*?)?\s*/?>")
+# a tag is a name and a sequence of well-formed attributes: "p<q \\leqslant n ... >" is no tag
+_TAG = re.compile(
+    r"<(/?)([A-Za-z][A-Za-z0-9-]*)"
+    r"((?:\s+[A-Za-z_:][\w:.-]*(?:\s*=\s*(?:\"[^\"]{0,2000}\"|'[^']{0,2000}'|[^\s\"'=<>`]{1,2000}))?){0,50})\s*/?>"
+)
 _ATTR = re.compile(r"([A-Za-z_:][\w:.-]*)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'<>=`]+))?")
 _HIDING_TAGS = _words(
     "style script template title noscript textarea input select option datalist head meta link svg object"
