@@ -18,7 +18,7 @@ import pytest
 
 import rewardloop
 from rewardloop import Sample, get_scorer
-from rewardloop.scorers._equiv_visible import reader_view
+from rewardloop.scorers._equiv_visible import REFUSAL_RULES, reader_view
 
 RULES = ("final", "wrong", "last")
 NO = " I could not find x."
@@ -247,7 +247,7 @@ def test_round2_rows_are_found() -> None:
 def test_a_refusal_names_its_rule(response: str, rule: str) -> None:
     assert reader_view(response)[1] == rule
     value, info = _value(response, "5", "final")
-    assert value == 0.0 and info["rule"] == rule, info
+    assert value == 0.0 and info["rule"] == rule and info["reason"] == REFUSAL_RULES[rule], info
 
 
 def test_the_reader_view_of_ordinary_text_is_the_text() -> None:

@@ -56,17 +56,17 @@ from ._latex import all_closers
 
 __all__ = ["REFUSAL_RULES", "reader_view"]
 
-#: the rules :func:`reader_view` refuses a response under (``info["rule"]`` of its verdict)
-REFUSAL_RULES = (
-    "hidden_content",
-    "tex_conditional",
-    "tex_redefinition",
-    "tex_literal",
-    "unknown_environment",
-    "bidi_override",
-    "combining_mark",
-    "unbalanced_braces",
-)
+#: the rules :func:`reader_view` refuses a response under (``info["rule"]`` of its verdict), and why
+REFUSAL_RULES = {
+    "hidden_content": "the response hides text from its reader (a hiding element, style, colour, size or overlay)",
+    "tex_conditional": "a TeX conditional decides what is shown",
+    "tex_redefinition": "the response redefines TeX (a macro that is used, \\let, catcodes, mathcodes)",
+    "tex_literal": "TeX shows something other than what is written (\\char, \\string, \\verb ...)",
+    "unknown_environment": "an environment outside the usual math and text ones",
+    "bidi_override": "a bidi override or embedding reorders what is shown",
+    "combining_mark": "a combining mark changes how a digit looks",
+    "unbalanced_braces": "a box never closes: its extent is not what a reader sees",
+}
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 
