@@ -637,6 +637,8 @@ def _prepare(text: str, changed: set[str]) -> str:
     text, folded = _fold(text)
     if folded:
         changed.add("unicode")
+    if "&" in text:  # "Malcolm & Donald Campbell" names two people, as "Malcolm and Donald Campbell" does
+        text = text.replace("&", " and ")
     if "," in text and _HAS_DIGIT.search(text):
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):
@@ -753,7 +755,7 @@ def _canon(text: str) -> Form:
     tokens = [tokens[i] for i in keep]
     cased = [cased[i] for i in keep]
     start = 0
-    while start < len(tokens) - 1 and tokens[start] in _HONORIFICS:
+    while start < len(tokens) - 1 and tokens[start] in _HONORIFICS and _title_drops(prepared, cased, start):
         start += 1
     end = len(tokens)
     while end - start > 1 and tokens[end - 1] in _SUFFIXES:
@@ -765,6 +767,18 @@ def _canon(text: str) -> Form:
     if stemmed != tokens:
         changed.add("plurals")
     return Form(squad(text), tuple(stemmed), tuple(cased), frozenset(changed))
+
+
+#: words after a title that make the title the head of the answer: "Queen of the United Kingdom" is a queen
+_TITLE_HEAD_NEXT = frozenset(["of", "and", "or", "to", "for", "in", "at"])
+
+
+def _title_drops(prepared: str, cased: list[str], i: int) -> bool:
+    """The title ``cased[i]`` may be dropped: it precedes a name, not ``of ...`` (``King of Spain``) and not as
+    the first half of a hyphenated word (``prince-electors``)."""
+    if cased[i + 1].lower() in _TITLE_HEAD_NEXT:
+        return False
+    return not re.search(rf"(?<![^\W_]){re.escape(cased[i])}-[^\W\d_]", prepared)
 
 
 def _units(tokens: list[str], cased: list[str], changed: set[str]) -> tuple[list[str], list[str]]:

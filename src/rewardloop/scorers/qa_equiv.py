@@ -76,6 +76,7 @@ from ..types import Sample, Score, Status
 from ._base import Scorer
 from ._qa_norm import (
     _CLEAR_HOOKS,
+    _HONORIFICS,
     FUNCTION_WORDS,
     PLACES,
     Form,
@@ -606,14 +607,58 @@ def _competing_number(text: str, golds: Sequence[Form], question: Form | None) -
 
 
 def _date_conflict(pred: Form, golds: Sequence[Form]) -> bool:
-    """A full date in the prediction that another gold alias contradicts (``2013`` and ``November 27, 2013``)."""
-    days = [t for t in pred.tokens if t.startswith("zdate") and len(t) == 13]
-    if not days:
+    """A date in the prediction (a day or a month) that a gold alias of the same year contradicts, and no date of
+    the prediction that a gold allows: ``February 17, 2003`` for ``2003`` / ``March 2003``."""
+    dates = [t for t in pred.tokens if t.startswith("zdate") and len(t) >= 11]
+    if not dates:
         return False
-    gold_days = {t for g in golds for t in g.tokens if t.startswith("zdate") and len(t) == 13}
-    return any(d not in gold_days and any(g[5:9] == d[5:9] for g in gold_days) for d in days) and not any(
-        d in gold_days for d in days
-    )
+    gold_dates = {t for g in golds for t in g.tokens if t.startswith("zdate") and len(t) >= 11}
+    if any(d.startswith(g) or g.startswith(d) for d in dates for g in gold_dates):
+        return False
+    return any(g[5:9] == d[5:9] for d in dates for g in gold_dates)
+
+
+def _year(token: str) -> str | None:
+    if token.startswith("zdate"):
+        return token[5:9]
+    return token if is_year_like(token) else None
+
+
+#: words a year answer may carry ("circa 1439", "in 1901"); an approximate one allows a year either side
+_YEAR_ALIAS_WORDS = frozenset(["in", "circa", "c", "ca", "around", "about", "approximately", "roughly"])
+_APPROXIMATE = frozenset(["circa", "c", "ca", "around", "about", "approximately", "roughly"])
+
+
+def _gold_years(golds: Sequence[Form]) -> set[int]:
+    """The years of the gold aliases that are a year answer and nothing else (``1901``, ``circa 1439``)."""
+    years: set[int] = set()
+    for g in golds:
+        found = [y for t in g.tokens if (y := _year(t)) is not None]
+        if len(found) != 1 or not all(_year(t) is not None or t in _YEAR_ALIAS_WORDS for t in g.tokens):
+            continue
+        year = int(found[0])
+        years |= {year - 1, year, year + 1} if _APPROXIMATE & set(g.tokens) else {year}
+    return years
+
+
+def _year_conflict(text: str, pred: Form, golds: Sequence[Form]) -> bool:
+    """The gold list holds a year answer (a two-part question: "who ... and when"), the prediction states years,
+    and none of them is a gold's: ``Edmund Barton in 1903`` for ``Sir Edmund Barton`` / ``1901``."""
+    gold_years = _gold_years(golds)
+    if not gold_years:
+        return False
+    gold_years |= {int(y) for g in golds for t in g.tokens if (y := _year(t)) is not None}  # "2014-15" too
+    years = {int(y) for t in pred.tokens if (y := _year(t)) is not None}
+    years -= {int(m.group(1).replace(",", "")) for m in _AMOUNT.finditer(text)}
+    return bool(years) and not years & gold_years
+
+
+#: a number before a unit is an amount, not a year ("2,000 years")
+_AMOUNT = re.compile(
+    r"\b(\d,?\d{3})\s*(?:years?|months?|weeks?|days?|hours?|minutes?|km|kilomet\w+|m\b|met\w+|miles?|feet|ft\b"
+    r"|kg|lbs?|pounds?|people|men|women|copies|units|dollars)\b",
+    re.I,
+)
 
 
 #: words that say the answer is a guess: the answer hedges even without a second candidate
@@ -767,7 +812,7 @@ def _contained(
         return Verdict(0.0, "hedge_uncertain")
     if _competing_number(text, [h[0] for h in hits], question):
         return Verdict(0.0, "competing_number")
-    if _date_conflict(pred, golds):
+    if _date_conflict(pred, golds) or _year_conflict(text, pred, golds):
         return Verdict(0.0, "date_conflict")
     if all(len(pred.tokens) <= len(h[0].tokens) + _MAX_OWNED_EXTRA and _possessive(text, h[0]) for h in hits):
         return Verdict(None, "possessive")
@@ -803,7 +848,9 @@ def _aliases(gold: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a.strip() for a in out if a.strip()))
 
 
-_SEGMENTS = re.compile(r"[,;:()]|\s-\s")
+_SEGMENTS = re.compile(
+    r"[,;()]|\s-\s"
+)  # not ":": "Jerry Springer: The Opera" is a title, not a qualified name
 #: a gold part ending with one of these introduces its object: "in the New Testament" -> "the New Testament"
 _LEADS = frozenset(
     [
@@ -835,6 +882,8 @@ def _gold_span(pred: Form, gold: str) -> bool:
     Testament``, ``Cephalopoda`` for ``class Cephalopoda``), never a word cut out of a name (``Africa`` for
     ``South Africa``, ``Bank`` for ``Bank of America``)."""
     p = pred.tokens
+    if "-" in gold and _cuts_compound(p, gold):
+        return False
     segments = [canon_gold(part) for part in _SEGMENTS.split(gold)]
     segments = [f for f in segments if f.tokens]
     if not segments:
@@ -852,7 +901,7 @@ def _gold_span(pred: Form, gold: str) -> bool:
         prefix, suffix = s[:i], s[i + k :]
         lead_ok = (
             not prefix
-            or prefix[-1] in _LEADS
+            or (prefix[-1] in _LEADS and not (prefix[-1] == "of" and i >= 2 and prefix[-2] in _TITLES))
             or (all(t[:1].islower() for t in cased[:i]) and pred.cased[0][:1].isupper())
         )
         trail_ok = (
@@ -864,6 +913,22 @@ def _gold_span(pred: Form, gold: str) -> bool:
             return any(t not in _GENERIC_TOKENS for t in p)
     return False
 
+
+def _cuts_compound(p: Sequence[str], gold: str) -> bool:
+    """``p`` holds part of a hyphenated word of the gold but not all of it (``seven`` of ``best-of-seven``)."""
+    mine = set(p)
+    for word in gold.split():
+        if "-" in word.strip("-"):
+            parts = set(canon_gold(word).tokens)
+            if parts & mine and not parts <= mine:
+                return True
+    return False
+
+
+#: a title before "of" is the head of the gold: "Wales" is not the "Prince of Wales"
+_TITLES = _HONORIFICS | {
+    "duke", "duchess", "earl", "count", "countess", "baron", "baroness", "marquess", "marquis", "viscount"
+}  # fmt: skip
 
 _COUNTED = frozenset(
     [
@@ -1125,7 +1190,42 @@ def decide(
                 return Verdict(1.0, "gold_span", gold, sorted(pred.changed))
     qform = canon_gold(question) if question else None
     verdict = _contained(answer, pred, [f for _, f in forms], qform, max_tokens)
+    if verdict is None:
+        for gold in golds:
+            parts = _conjuncts(gold)
+            spans = [_span(pred, f) for f in parts]
+            if parts and all(start >= 0 for start, _ in spans):
+                if any(_negated(pred.tokens, start, end) for start, end in spans):
+                    return Verdict(0.0, "negated", gold)  # every part is asserted: one negated is a refusal
+                if re.search(_OR_MARKERS, answer, re.I):
+                    return Verdict(0.0, "hedge_or", gold)  # "A or B" for "A and B"
+                verdict = _contained(answer, pred, parts, qform, max_tokens)
+                if verdict is not None:
+                    return Verdict(verdict.value, verdict.rule, gold, verdict.normalizers)
     return verdict if verdict is not None else Verdict(None, "no_match")
+
+
+def _span(pred: Form, gold: Form) -> tuple[int, int]:
+    start = _find(pred.tokens, gold.tokens)
+    return (start, start + len(gold.tokens)) if start >= 0 else _find_name(pred, gold)
+
+
+_CONJUNCTION = re.compile(r"\s*(?:&|\band\b)\s*", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def _conjuncts(gold: str) -> tuple[Form, ...]:
+    """The parts of a gold that names two or three people or things (``Malcolm & Donald Campbell``: ``Malcolm
+    Campbell``, ``Donald Campbell``; ``Gladys Knight & the Pips``): an answer that names every part, in any order
+    and form, names the gold. A lone first name takes the last part's surname."""
+    pieces = [p.strip(" ,") for p in _CONJUNCTION.split(gold)]
+    if not 2 <= len(pieces) <= 3 or not all(pieces):
+        return ()
+    last = pieces[-1].split()
+    if len(last) >= 2 and all(len(p.split()) == 1 and p[:1].isupper() for p in pieces[:-1]):
+        pieces = [f"{p} {last[-1]}" for p in pieces[:-1]] + [pieces[-1]]
+    forms = tuple(canon_gold(p) for p in pieces)
+    return forms if all(f.tokens for f in forms) else ()
 
 
 # -- the scorer -----------------------------------------------------------------------------------------------
@@ -1361,7 +1461,13 @@ def _check_number(option: str, value: Any) -> float:
 
 
 _CLEAR_HOOKS.extend(
-    [_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear, _unsigned_numeric.cache_clear]
+    [
+        _aliases.cache_clear,
+        _golds.cache_clear,
+        _gold_forms.cache_clear,
+        _unsigned_numeric.cache_clear,
+        _conjuncts.cache_clear,
+    ]
 )
 
 

@@ -1,0 +1,196 @@
+"""qa_equiv: the classes found by reading the dev split's (EVOUNA, in-sample) disagreements with people, each
+closed as a class: wrong answers the rules accepted, and right answers they refused. Written before the rules
+that close them. Every table holds more near misses (must score 0) than equivalent pairs (must score 1), and the
+near misses come first: the answer that must not be rewarded is what a policy would learn to write."""
+
+from __future__ import annotations
+
+import pytest
+
+from rewardloop.scorers.qa_equiv import QAEquivScorer
+from rewardloop.types import Sample
+
+SCORER = QAEquivScorer()
+
+Row = tuple[str, list[str], str | None]  # (answer, golds, question)
+
+
+def _score(answer: str, golds: list[str], question: str | None) -> tuple[float | None, str | None]:
+    metadata = {"question": question} if question is not None else {}
+    s = SCORER.score(Sample(response=f"<answer>{answer}</answer>", ground_truth=golds, metadata=metadata))
+    return s.value, s.info.get("rule")
+
+
+# class -> (near misses, equivalents)
+TABLES: dict[str, tuple[list[Row], list[Row]]] = {
+    # a title is the head of "Queen of X" and of "prince-electors": dropping it leaves a different thing
+    "title_as_head": (
+        [
+            (
+                "the Monarch of the United Kingdom",
+                ["The Queen of the United Kingdom"],
+                "Who is head of state?",
+            ),
+            ("Spain", ["King of Spain"], "Who opened the parliament?"),
+            ("Wales", ["Prince of Wales"], "Which title does Charles hold?"),
+            ("electors", ["prince-electors"], "The princes who chose the emperor were called"),
+            ("the President of France", ["Queen of France"], "Who was Marie Antoinette?"),
+            ("Edinburgh", ["Duke of Edinburgh"], "Which title did Philip hold?"),
+        ],
+        [
+            ("Victoria", ["Queen Victoria"], "Who reigned in 1850?"),
+            ("Sir Isaac Newton", ["Isaac Newton"], "Who wrote the Principia?"),
+            ("Queen of the United Kingdom", ["The Queen of the United Kingdom"], "Who is head of state?"),
+        ],
+    ),
+    # a gold that names two people or things ("Malcolm & Donald Campbell") is not one person: one of them is half
+    "conjoined_gold": (
+        [
+            ("Malcolm Campbell", ["Malcolm & Donald Campbell"], "Which father and son held the record?"),
+            ("Donald Campbell", ["Malcolm and Donald Campbell"], "Which father and son held the record?"),
+            ("Simon", ["Simon & Garfunkel"], "Who sang The Boxer?"),
+            ("Marley", ["Marley & Me"], "Which film is about a dog?"),
+            (
+                "Not Malcolm Campbell or Donald Campbell",
+                ["Malcolm & Donald Campbell"],
+                "Which father and son?",
+            ),
+            ("Malcolm Campbell, Donald Campbell or Richard Noble", ["Malcolm & Donald Campbell"], "Who?"),
+        ],
+        [
+            ("Malcolm and Donald Campbell", ["Malcolm & Donald Campbell"], "Which father and son?"),
+            ("Simon & Garfunkel", ["Simon and Garfunkel"], "Who sang The Boxer?"),
+            ("Marley and Me", ["Marley & Me"], "Which film is about a dog?"),
+            (
+                "Sir Malcolm Campbell and his son Donald Campbell",
+                ["Malcolm & Donald Campbell"],
+                "Which father and son?",
+            ),
+        ],
+    ),
+    # the head of a gold is not a word cut out of a hyphenated compound, a title's subtitle, or a description
+    "gold_span_cuts": (
+        [
+            ("seven", ["best-of-seven"], "How is the World Series played?"),
+            ("Jerry Springer", ["Jerry Springer: The Opera"], "Which stage show?"),
+            ("Star Wars", ["Star Wars: The Empire Strikes Back"], "Which film introduced Yoda?"),
+            ("the effect", ["the effect of gravity on light"], "What bends the light?"),
+            ("Africa", ["South Africa"], "Where is Cape Town?"),
+        ],
+        [
+            ("Milan", ["Milan, Italy"], "Where is La Scala?"),
+            ("Franz Ferdinand", ["Franz Ferdinand of Austria"], "Who was shot in Sarajevo?"),
+            ("the New Testament", ["in the New Testament"], "Where is the Book of Acts?"),
+        ],
+    ),
+    # a date finer than a gold year that another gold alias (a month of that year) contradicts
+    "date_granularity_conflict": (
+        [
+            ("It was released on February 17, 2003.", ["2003", "March 2003"], "When did it come out?"),
+            ("on 5 September 2016", ["April 2016", "2016"], "When did South Sudan join?"),
+            ("June 2003", ["2003", "March 2003"], "When did it come out?"),
+            ("in May 2016", ["April 2016", "2016"], "When did South Sudan join?"),
+        ],
+        [
+            ("March 17, 2003", ["2003", "March 2003"], "When did it come out?"),
+            ("It was released in 2003.", ["2003", "March 2003"], "When did it come out?"),
+            ("on 15 April 2016", ["April 2016", "2016"], "When did South Sudan join?"),
+        ],
+    ),
+    # a two-part question ("who ... and what year"): the right name with a year the year gold contradicts
+    "year_conflict_two_part": (
+        [
+            ("Sir Edmund Barton, elected in 1903", ["Sir Edmund Barton", "1901"], "Who was first, and when?"),
+            ("Johannes Gutenberg in 1445", ["circa 1439", "Johannes Gutenberg"], "Who invented it and when?"),
+            ("It was created in 1840 by Rowland Hill", ["Sir Rowland Hill", "1837"], "Who and what year?"),
+            ("Edmund Barton (1899)", ["Edmund Barton", "1901"], "Who was first, and when?"),
+        ],
+        [
+            ("Edmund Barton in 1901", ["Sir Edmund Barton", "1901"], "Who was first, and when?"),
+            ("1996 in Atlanta", ["Salt Lake City", "1996"], "When did America last host?"),
+            ("Johannes Gutenberg, around 1439", ["circa 1439", "Johannes Gutenberg"], "Who invented it?"),
+        ],
+    ),
+    # a list inside a sentence: the gold next to another candidate, although the item holding it is long or
+    # the list runs into the next sentence
+    "list_in_sentence": (
+        [
+            (
+                "The top five are California, Washington, Oregon, New York, and Texas. This may change.",
+                ["Washington", "Pennsylvania", "Oregon", "New York", "California"],
+                "What are the top five wine producing states?",
+            ),
+            (
+                "The only two families are the Huston family and the Douglas family.",
+                ["Hustons", "Coppolas"],
+                "Which families had three generations of winners?",
+            ),
+            ("Her two other names are Mary and Louise.", ["Alice or Louise"], "Give one of her other names."),
+            ("The winner of the cup was Germany and Italy", ["Germany"], "Who won the cup?"),
+            ("The capital is Paris, Lyon. It is in France.", ["Paris"], "What is the capital?"),
+        ],
+        [
+            (
+                "The capital of France is Paris. It lies on the Seine and Marne.",
+                ["Paris"],
+                "What is the capital?",
+            ),
+            (
+                "It was directed by Steven Spielberg and produced in 1993.",
+                ["Steven Spielberg"],
+                "Who directed?",
+            ),
+            ("The capital is Paris, and it is on the Seine.", ["Paris"], "What is the capital?"),
+        ],
+    ),
+    # chat answers with citation markers glued to the last word ("Ed Roland12"): the marker is not part of it
+    "citation_markers": (
+        [
+            ("Apollo11", ["Apollo 13"], "Which mission had the accident?"),
+            ("Boeing747", ["Boeing 737"], "Which aircraft?"),
+            ("It was Covid19", ["COVID-18"], "Which disease?"),
+            ("It is the Outback1 or the Bush2", ["The Outback"], "What is the interior called?"),
+            ("Not Tristan Rogers12", ["Tristan Rogers"], "Who plays Colin?"),
+        ],
+        [
+            ("The lead singer of Collective Soul is Ed Roland12.", ["Ed Roland"], "Who is the lead singer?"),
+            ("Colin is portrayed by Tristan Rogers12.", ["Tristan Rogers"], "Who plays Colin?"),
+            ("The protease released in the stomach is called pepsin1.", ["Pepsin"], "Which protease?"),
+        ],
+    ),
+    # a year for a gold that is a full date or a month of that year: coarser, not different; another year is
+    "date_coarser": (
+        [
+            ("2011", ["8 September 2010"], "When was it released?"),
+            ("It was established in 1601.", ["31 December 1600"], "When was the company established?"),
+            ("in 2010 or 2011", ["8 September 2010"], "When was it released?"),
+            ("before 2010", ["8 September 2010"], "When was it released?"),
+            ("2010", ["8 September 2010", "2011"], "When was it released?"),
+        ],
+        [
+            ("2010", ["8 September 2010"], "When was it released?"),
+            ("It was established in 1600.", ["31 December 1600"], "When was the company established?"),
+            ("released in 2012", ["October 2012"], "When were they released?"),
+        ],
+    ),
+}
+
+_NEAR = [(c, *row) for c, (near, _) in TABLES.items() for row in near]
+_EQUIV = [(c, *row) for c, (_, eq) in TABLES.items() for row in eq]
+
+
+@pytest.mark.parametrize(("cls", "answer", "golds", "question"), _NEAR)
+def test_near_miss_scores_zero(cls: str, answer: str, golds: list[str], question: str | None) -> None:
+    value, rule = _score(answer, golds, question)
+    assert value == 0.0, (cls, answer, golds, rule)
+
+
+@pytest.mark.parametrize(("cls", "answer", "golds", "question"), _EQUIV)
+def test_equivalent_scores_one(cls: str, answer: str, golds: list[str], question: str | None) -> None:
+    value, rule = _score(answer, golds, question)
+    assert value == 1.0, (cls, answer, golds, rule)
+
+
+def test_every_table_has_more_near_misses_than_equivalents() -> None:
+    for cls, (near, equiv) in TABLES.items():
+        assert len(near) > len(equiv) >= 1, cls
