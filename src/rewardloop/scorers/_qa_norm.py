@@ -187,6 +187,8 @@ _CURRENCY = re.compile(
 )
 _CURRENCY_CODES = {"$": "usd", "us$": "usd", "us $": "usd", "£": "gbp", "€": "eur"}
 _PER_CENT = re.compile(r"\bper\s+cent\b|%", re.I)
+#: a citation marker glued to the end of a lower-case word ("Ed Roland12.", "pepsin1", "Tyke⁶"): not part of it
+_CITATION = re.compile(r"(?<=[^\W\d_][a-z]{2})\d{1,2}(?=[\s.,;:!?)\]\"']|$)")
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}(?![A-Za-z])")
 _TOKEN = re.compile(r"zdate\d+|\d+(?:\.\d+)?(?:st|nd|rd|th)?(?![a-z\d])|[^\W_]+", re.I)
 _DIGITS = re.compile(r"(\d+(?:\.\d+)?)(st|nd|rd|th)?$", re.I)
@@ -639,6 +641,9 @@ def _prepare(text: str, changed: set[str]) -> str:
         changed.add("unicode")
     if "&" in text:  # "Malcolm & Donald Campbell" names two people, as "Malcolm and Donald Campbell" does
         text = text.replace("&", " and ")
+    if _HAS_DIGIT.search(text) and _CITATION.search(text):
+        text = _CITATION.sub("", text)
+        changed.add("citations")
     if "," in text and _HAS_DIGIT.search(text):
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):

@@ -75,6 +75,7 @@ from ..errors import ConfigError
 from ..types import Sample, Score, Status
 from ._base import Scorer
 from ._qa_norm import (
+    _CITATION,
     _CLEAR_HOOKS,
     _HONORIFICS,
     FUNCTION_WORDS,
@@ -552,31 +553,132 @@ def _candidate_like(raw: str, form: Form, gold_digit: bool, gold_upper: bool) ->
 
 
 def _hedge_list(text: str, golds: Sequence[Form], question: Form | None) -> bool:
-    """The gold as one item of a list (commas, ``and``, one per line) next to an item that answers no gold."""
+    """The gold as one item of a list (commas, ``and``, one per line) next to an item that answers no gold. In a
+    short answer (at most :data:`_MAX_HEDGED_WORDS` words) the item holding the gold may be long when the gold
+    ends or begins it next to the other item (``The answer is Paris and London``), and the answer is read
+    sentence by sentence (``Paris, Lyon. It is in France.``)."""
+    if len(text.split()) > _MAX_HEDGED_WORDS:
+        return _hedge_list_in(text, golds, question, False)
+    return any(_hedge_list_in(part, golds, question, True) for part in _sentences(text))
+
+
+#: the end of a sentence: a word of two or more lower-case letters and a stop ("1. Cory 2. Kori" is one list)
+_SENTENCE_END = re.compile(r"(?<=[a-z]{2}[.!])\s+(?=[A-Z\"'])")
+_MIN_SENTENCE_WORDS = 3
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a short answer; a "sentence" of fewer than three words joins the next (``Paris. London.
+    Berlin.`` is a list, not three answers)."""
+    out: list[str] = []
+    carry = ""
+    for part in _SENTENCE_END.split(text):
+        carry = f"{carry} {part}" if carry else part
+        if len(carry.split()) >= _MIN_SENTENCE_WORDS:
+            out.append(carry)
+            carry = ""
+    if carry:
+        out.append(f"{out.pop()} {carry}" if out else carry)
+    return out
+
+
+def _edge(form: Form, golds: Sequence[Form], at_end: bool) -> int:
+    """Where a gold starts in a long list item when the gold ends it (``at_end``) or begins it, else -1: in
+    ``The only two families are the Hustons and the Douglases`` the first item is long, but it ends with the gold
+    next to the second."""
+    t = form.tokens
+    for gold in golds:
+        k = len(gold.tokens)
+        start = len(t) - k if at_end else 0
+        if start >= 0 and k and t[start : start + k] == gold.tokens:
+            return start
+    return -1
+
+
+def _hedge_list_in(text: str, golds: Sequence[Form], question: Form | None, edges: bool) -> bool:
     parts = [p for p in _LIST_SPLIT.split(_BULLET.sub("\n", text)) if p.strip(" .\t")]
     if len(parts) < 2:
         return False
     forms = [canon(p) for p in parts]
     for i, form in enumerate(forms):
-        if not form.tokens or len(form.tokens) > _MAX_ITEM_TOKENS or not _relates(form, golds):
+        if not form.tokens or not _relates(form, golds):
             continue
+        short = len(form.tokens) <= _MAX_ITEM_TOKENS
         words = [
             w for w in parts[i].strip(" \t\"'(").split() if w.lower() not in _CLAUSE_WORDS | _ARTICLE_WORDS
         ]
-        first = words[0][:1] if words else ""
         for j in (i - 1, i + 1):
             if not 0 <= j < len(parts) or not forms[j].tokens or _relates(forms[j], golds):
                 continue
-            if _in_question(forms[j], question) or not _candidate_like(
-                parts[j], forms[j], first.isdigit(), first.isupper()
-            ):
+            if short:
+                first = words[0][:1] if words else ""
+            elif edges:  # a long item in a short answer: the gold at its edge, a name or a number
+                start = _edge(form, golds, at_end=j > i)
+                first = form.cased[start][:1] if start >= 0 else ""
+                if not (first.isupper() or first.isdigit()):
+                    continue
+            else:
                 continue
-            if len(parts) == 2 and forms[j].squad in PLACES and not _LIST_CONJUNCTION.search(text):
-                continue  # Paris, France
+            other, other_form = parts[j], forms[j]
+            candidate = _candidate_like(other, other_form, first.isdigit(), first.isupper())
+            if not candidate and edges and j < i and (first.isupper() or first.isdigit()):
+                other = _trailing_name(other)  # "The answer is London and Paris": London
+                other_form = canon(other)
+                if not other_form.tokens or _relates(other_form, golds):
+                    continue
+                if not re.search(rf"{re.escape(other)}\s*,?\s*(?:{_JOIN_WORDS})\s", text):
+                    continue  # "born in Norfolk, Virginia": a place the gold qualifies, not a list
+                candidate = _candidate_like(other, other_form, first.isdigit(), first.isupper())
+            if not candidate or _in_question(other_form, question):
+                continue
+            if not _LIST_CONJUNCTION.search(text) and (
+                _qualifies(parts[i], parts[j]) if j > i else _qualifies(parts[j], parts[i])
+            ):
+                continue  # Paris, France; Cincinnati, Ohio, USA; Norfolk, Virginia for Virginia
             return True
     return False
 
 
+def _trailing_name(raw: str) -> str:
+    """The capitalised words (or a number) that end a list item: the candidate a long item ends with."""
+    words = raw.strip(" \t\"'.").split()
+    run: list[str] = []
+    for word in reversed(words):
+        if not (word[:1].isupper() or word[:1].isdigit()) or len(run) == _MAX_NEIGHBOUR_TOKENS:
+            break
+        run.insert(0, word)
+    return " ".join(run) if len(run) < len(words) else ""
+
+
+#: countries whose states or nations are in PLACES, and continents: "Texas, USA", "Scotland, UK" and "Tanzania,
+#: Africa" are qualified places
+_FEDERAL = frozenset({
+    "usa", "us", "united states", "united states of america", "america", "uk", "united kingdom", "great britain",
+    "africa", "europe", "asia", "north america", "south america", "oceania",
+})  # fmt: skip
+
+
+def _qualifies(item: str, after: str) -> bool:
+    """``after`` (the item after a comma) is a place that qualifies ``item``: ``Paris, France``, not ``France,
+    Germany`` (two countries, or two states, are a list)."""
+    if not _place_led(after):
+        return False
+    words = squad(_CITATION.sub("", item)).split()
+    if not any(" ".join(words[-k:]) in PLACES for k in (1, 2, 3) if len(words) >= k):
+        return True
+    return squad(_CITATION.sub("", after)) in _FEDERAL
+
+
+def _place_led(raw: str) -> bool:
+    """A list item that is a country or state, or starts with one before a clause (``France, on April 30``)."""
+    words = squad(_CITATION.sub("", raw)).split()
+    for k in range(min(3, len(words)), 0, -1):
+        if " ".join(words[:k]) in PLACES and (k == len(words) or words[k] in _CLAUSE_WORDS):
+            return True
+    return False
+
+
+_JOIN_WORDS = r"\band\b|&|\bund\b|(?-i:\by\b|\bet\b)"
 _FOREIGN_JOINS = frozenset(["ou", "o", "oder", "y", "und", "et"])
 _FOREIGN_JOIN_WORDS = re.compile(r"\b(?:ou|oder|und)\b|(?-i:\b(?:o|y|et)\b)", re.I)
 _LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\?|\n|\bund\b|(?-i:\by\b|\bet\b)", re.I)
@@ -1074,6 +1176,8 @@ def _may_match(answer: str, gold_set: _Golds) -> bool:
         lower = word.lower()
         if lower in keys or _stem(lower) in keys:
             return True
+        if lower[-1:].isdigit() and (bare := lower.rstrip("0123456789")) and bare in keys:
+            return True  # a citation marker glued to the word ("pepsin1")
     if gold_set.numeric and _numeric(words):
         return True
     if gold_set.caps and len(words) >= 2:
