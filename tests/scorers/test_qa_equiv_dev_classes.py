@@ -176,19 +176,21 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
             ("The protease released in the stomach is called pepsin1.", ["Pepsin"], "Which protease?"),
         ],
     ),
-    # a year for a gold that is a full date or a month of that year: coarser, not different; another year is
+    # a coarser answer than the gold is refused: a year for a gold date would teach a policy to drop the day (its
+    # expected reward is never lower), although people accept it (in-sample: 198 dev answers, docs/qa-equiv.md)
     "date_coarser": (
-        [
-            ("2011", ["8 September 2010"], "When was it released?"),
-            ("It was established in 1601.", ["31 December 1600"], "When was the company established?"),
-            ("in 2010 or 2011", ["8 September 2010"], "When was it released?"),
-            ("before 2010", ["8 September 2010"], "When was it released?"),
-            ("2010", ["8 September 2010", "2011"], "When was it released?"),
-        ],
         [
             ("2010", ["8 September 2010"], "When was it released?"),
             ("It was established in 1600.", ["31 December 1600"], "When was the company established?"),
             ("released in 2012", ["October 2012"], "When were they released?"),
+            ("March 2010", ["8 March 2010"], "When was it released?"),
+            ("2011", ["8 September 2010"], "When was it released?"),
+            ("in 2010 or 2011", ["2010"], "When was it released?"),
+        ],
+        [
+            ("September 8, 2010", ["8 September 2010"], "When was it released?"),
+            ("It was established on 31 December 1600.", ["1600"], "When was the company established?"),
+            ("released in October 2012", ["October 2012"], "When were they released?"),
         ],
     ),
 }
