@@ -142,6 +142,32 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
             ("The treaty was signed in Paris, France, on April 30, 1803.", ["Paris"], "Where was it signed?"),
         ],
     ),
+    # a choice question names the gold as one option: picking it is an answer, naming both (or copying the
+    # question) is not
+    "choice_question": (
+        [
+            ("The Beatles or Elvis", ["The Beatles"], "Who sold more records, Elvis or the Beatles?"),
+            (
+                "Who sold more records, Elvis or the Beatles?",
+                ["The Beatles"],
+                "Who sold more records, Elvis or the Beatles?",
+            ),
+            ("both the Beatles and Elvis", ["The Beatles"], "Who sold more records, Elvis or the Beatles?"),
+            ("The NFC has won 26, while the AFC has won 24.", ["NFC"], "Who has more wins, NFC or AFC?"),
+            ("It is not public.", ["public"], "Is Coca-Cola a public or private company?"),
+            ("public or private", ["public"], "Is Coca-Cola a public or private company?"),
+            ("Which is larger, Jupiter", ["Jupiter"], "Which is larger, Jupiter or Saturn?"),
+        ],
+        [
+            ("The Beatles", ["The Beatles"], "Who sold more records, Elvis or the Beatles?"),
+            ("Coca-Cola is a public company.", ["public"], "Is Coca-Cola a public or private company?"),
+            (
+                "Parallax is more pronounced with nearby stars.",
+                ["nearby"],
+                "Is parallax larger with nearby stars or with distant stars?",
+            ),
+        ],
+    ),
     # a country or state after a comma qualifies a place ("Paris, France"); after a country or a state it is a
     # second candidate ("France, Germany"), unless it is the federation ("Texas, USA")
     "place_qualifier": (

@@ -866,6 +866,35 @@ def _bag_of_names(text: str, pred: Form, start: int, end: int) -> bool:
 _GENERIC_TOKENS = frozenset(t for w in FUNCTION_WORDS for t in canon(w).tokens)
 
 
+_OPTION_SKIP = frozenset(["the", "a", "an", "with", "by", "in", "of", "to", "on", "at", "from", "for"])
+
+
+def _picks_option(pred: Sequence[str], hit: tuple[Form, int, int], question: Sequence[str]) -> bool:
+    """A choice question (``Elvis or the Beatles``, ``nearby stars or distant stars``) with the gold in an option
+    next to ``or``: the answer picks it when it does not also name the other option (outside the gold's own words)
+    and is not the question's own opening (``Which is larger, Jupiter``). Copying the question names both."""
+    gold, start, end = hit
+    g = gold.tokens
+    at = _find(question, g)
+    after = question[at + len(g) : at + len(g) + _OPTION_GAP + 1]
+    before = question[max(0, at - _OPTION_GAP - 1) : at]
+    others: list[str] = []
+    if "or" in after:  # gold [stars] or OTHER
+        k = at + len(g) + after.index("or")
+        others = [t for t in question[k + 1 :] if t not in _OPTION_SKIP][:1]
+    elif "or" in before:  # OTHER or [the] gold
+        k = at - len(before) + before.index("or")
+        others = [t for t in reversed(question[:k]) if t not in _OPTION_SKIP][:1]
+    if not others or others[0] in g or (pred and pred[0] == question[0] and pred[0] in _WH):
+        return False
+    rest = list(pred[:start]) + list(pred[end:])
+    return others[0] not in rest
+
+
+_OPTION_GAP = 2
+_WH = frozenset(["which", "who", "what", "whom", "whose", "where", "when", "why", "how"])
+
+
 def _contained(
     text: str, pred: Form, golds: Sequence[Form], question: Form | None, max_tokens: int
 ) -> Verdict | None:
@@ -882,7 +911,11 @@ def _contained(
     if not hits:
         return None
     if question is not None:
-        hits = [h for h in hits if _find(question.tokens, h[0].tokens) < 0]
+        hits = [
+            h
+            for h in hits
+            if _find(question.tokens, h[0].tokens) < 0 or _picks_option(pred.tokens, h, question.tokens)
+        ]
         if not hits:
             return Verdict(None, "gold_in_question")
     if all(_negated(pred.tokens, start, end) for _, start, end in hits):
