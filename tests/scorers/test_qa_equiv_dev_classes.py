@@ -168,6 +168,23 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
             ),
         ],
     ),
+    # a diminutive of the given name names the same person; another given name, or the same one with another
+    # surname, does not
+    "given_name_diminutive": (
+        [
+            ("Dave Smith", ["Daniel Smith"], "Who wrote it?"),
+            ("Bob Dylan", ["Robert Plant"], "Who sang it?"),
+            ("Jim Morrison", ["John Morrison"], "Who sang it?"),
+            ("Ted Kennedy", ["John F. Kennedy"], "Who was president?"),
+            ("Bill Clinton", ["Hillary Clinton"], "Who ran in 2016?"),
+            ("Benjamin Willis", ["Ben Wallis"], "Who is the killer?"),
+        ],
+        [
+            ("Dave Madden", ["David Joseph Madden"], "Who played Reuben?"),
+            ("Benjamin Willis", ["Ben Willis"], "Who is the killer?"),
+            ("It was played by Ted Kennedy.", ["Edward Kennedy"], "Who gave the speech?"),
+        ],
+    ),
     # a country or state after a comma qualifies a place ("Paris, France"); after a country or a state it is a
     # second candidate ("France, Germany"), unless it is the federation ("Texas, USA")
     "place_qualifier": (

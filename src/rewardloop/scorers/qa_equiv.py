@@ -190,9 +190,40 @@ def _compatible(a: str, b: str) -> bool:
     return a == b or (len(a) == 1 and b.startswith(a)) or (len(b) == 1 and a.startswith(b))
 
 
+#: English diminutives of given names (each name: its formal forms); "Dave Madden" is "David Joseph Madden"
+_DIMINUTIVES = {
+    "bob": "robert", "bobby": "robert", "rob": "robert", "robbie": "robert", "bert": "albert herbert robert",
+    "bill": "william", "billy": "william", "will": "william", "willy": "william", "willie": "william",
+    "dick": "richard", "rick": "richard", "ricky": "richard", "rich": "richard", "richie": "richard",
+    "jim": "james", "jimmy": "james", "jamie": "james", "mike": "michael", "mick": "michael",
+    "mickey": "michael", "dave": "david", "davy": "david", "ben": "benjamin", "benny": "benjamin",
+    "tom": "thomas", "tommy": "thomas", "joe": "joseph", "joey": "joseph", "jack": "john", "johnny": "john",
+    "ted": "edward theodore", "teddy": "edward theodore", "ed": "edward edwin edmund", "eddie": "edward",
+    "ned": "edward", "tony": "anthony antonio", "andy": "andrew", "steve": "steven stephen",
+    "stevie": "steven stephen", "chris": "christopher christian", "nick": "nicholas", "matt": "matthew",
+    "pat": "patrick patricia", "kate": "katherine catherine kathryn", "katie": "katherine catherine",
+    "kathy": "katherine catherine kathleen", "liz": "elizabeth", "beth": "elizabeth", "betty": "elizabeth",
+    "peggy": "margaret", "maggie": "margaret", "meg": "margaret", "sue": "susan", "jenny": "jennifer",
+    "sam": "samuel samantha", "dan": "daniel", "danny": "daniel", "greg": "gregory", "fred": "frederick",
+    "freddie": "frederick", "charlie": "charles", "chuck": "charles", "harry": "henry harold", "hank": "henry",
+    "larry": "lawrence laurence", "jerry": "gerald jerome", "ron": "ronald", "ronnie": "ronald",
+    "don": "donald", "ken": "kenneth", "kenny": "kenneth", "tim": "timothy", "walt": "walter",
+    "frank": "francis franklin", "abe": "abraham", "alex": "alexander alexandra", "phil": "philip phillip",
+    "doug": "douglas", "ray": "raymond", "zach": "zachary", "nate": "nathan nathaniel", "josh": "joshua",
+    "jeff": "jeffrey", "geoff": "geoffrey", "al": "albert alfred alan allan", "vince": "vincent",
+    "nancy": "ann anne", "sally": "sarah", "becky": "rebecca", "vicky": "victoria", "cathy": "catherine",
+}  # fmt: skip
+_FORMAL = {k: frozenset(v.split()) for k, v in _DIMINUTIVES.items()}
+
+
+def _first_names(a: str, b: str) -> bool:
+    """Two given names of one person: compatible, or one a diminutive of the other (``Dave`` / ``David``)."""
+    return _compatible(a, b) or b in _FORMAL.get(a, ()) or a in _FORMAL.get(b, ())
+
+
 def _names_match(p: Sequence[str], g: Sequence[str]) -> bool:
     """First and last tokens equal (or initials); middles compatible pairwise, or absent on one side."""
-    if len(p) < 2 or len(g) < 2 or p[-1] != g[-1] or not _compatible(p[0], g[0]):
+    if len(p) < 2 or len(g) < 2 or p[-1] != g[-1] or not _first_names(p[0], g[0]):
         return False
     pm, gm = p[1:-1], g[1:-1]
     if not pm or not gm:
@@ -339,7 +370,7 @@ def _find_name(pred: Form, gold: Form) -> tuple[int, int]:
         return -1, -1
     p, g = pred.tokens, gold.tokens
     for i, token in enumerate(p):
-        if not _compatible(token, g[0]) or not pred.cased[i][:1].isupper():
+        if not _first_names(token, g[0]) or not pred.cased[i][:1].isupper():
             continue
         for end in range(i + 2, min(len(p), i + len(g) + 2) + 1):
             if _is_person_like(pred.cased[i:end]) and _names_match(p[i:end], g):
