@@ -185,6 +185,20 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
             ("It was played by Ted Kennedy.", ["Edward Kennedy"], "Who gave the speech?"),
         ],
     ),
+    # "St." / "Saint", "Mt." / "Mount", "Ft." / "Fort", "Ave" / "Avenue" are one word; the name after them decides
+    "place_abbreviations": (
+        [
+            ("Mt. Everest", ["Mount Kilimanjaro"], "What is the highest mountain?"),
+            ("St. Paul", ["Saint Peter"], "Who was the first pope?"),
+            ("Ft. Worth", ["Fort Wayne"], "Which city?"),
+            ("Mount Vernon", ["Mount Rushmore"], "Which monument?"),
+        ],
+        [
+            ("St. Ignatius of Loyola", ["Saint Ignatius of Loyola"], "Who founded the Jesuits?"),
+            ("Mt. Everest", ["Mount Everest"], "What is the highest mountain?"),
+            ("Everest", ["Mt. Everest"], "What is the highest mountain?"),
+        ],
+    ),
     # a country or state after a comma qualifies a place ("Paris, France"); after a country or a state it is a
     # second candidate ("France, Germany"), unless it is the federation ("Texas, USA")
     "place_qualifier": (

@@ -187,8 +187,10 @@ _CURRENCY = re.compile(
 )
 _CURRENCY_CODES = {"$": "usd", "us$": "usd", "us $": "usd", "£": "gbp", "€": "eur"}
 _PER_CENT = re.compile(r"\bper\s+cent\b|%", re.I)
+#: place-name words and their abbreviations, one form: "St. Ignatius" = "Saint Ignatius", "Mt. Everest"
+_ABBREVIATIONS = {"saint": "st", "mount": "mt", "mont": "mt", "avenue": "ave", "fort": "ft"}
 #: a citation marker glued to the end of a lower-case word ("Ed Roland12.", "pepsin1", "Tyke⁶"): not part of it
-_CITATION = re.compile(r"(?<=[^\W\d_][a-z]{2})\d{1,2}(?=[\s.,;:!?)\]\"']|$)")
+_CITATION = re.compile(r"(?<=[^\W\d_][a-z]{2})\d{1,3}(?=[\s.,;:!?)\]\"']|$)")
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}(?![A-Za-z])")
 _TOKEN = re.compile(r"zdate\d+|\d+(?:\.\d+)?(?:st|nd|rd|th)?(?![a-z\d])|[^\W_]+", re.I)
 _DIGITS = re.compile(r"(\d+(?:\.\d+)?)(st|nd|rd|th)?$", re.I)
@@ -747,7 +749,7 @@ def _canon(text: str) -> Form:
     changed: set[str] = set()
     prepared = _prepare(text, changed)
     cased = _TOKEN.findall(prepared)
-    tokens = [t.lower() for t in cased]
+    tokens = [_ABBREVIATIONS.get(t, t) for t in (t.lower() for t in cased)]
     for i in range(len(tokens) - 1):
         if tokens[i] in ("a", "an", "one") and _stem(tokens[i + 1]) in _COUNTED_UNITS:
             tokens[i] = cased[i] = "1"  # "a week" is one week: "741 weeks" must not contain it

@@ -140,6 +140,7 @@ _GENERIC_HEADS = frozenset(
         "river",
         "lake",
         "mount",
+        "mt",
         "mountain",
         "island",
         "language",
@@ -175,6 +176,8 @@ _PLACE_PREFIXES = frozenset(
         "le",
         "st",
         "fort",
+        "ft",
+        "mt",
         "port",
     ]
 )
