@@ -19,7 +19,10 @@ changed something (so a verdict can say why two strings were equal). The canonic
   are dropped when a name remains;
 * ``plurals`` — a light English stemmer on words of four letters or more (``pilgrims`` = ``pilgrim``,
   ``cities`` = ``city``; ``Paris`` and ``class`` are kept);
-* ``articles`` — ``a`` / ``an`` / ``the`` dropped, as in SQuAD.
+* ``articles`` — ``a`` / ``an`` / ``the`` dropped, as in SQuAD;
+* ``citations`` — a citation marker glued to a lower-case word dropped (``Ed Roland12.``, ``pepsin1``); ``&`` is
+  ``and``; ``St.`` / ``Saint``, ``Mt.`` / ``Mount``, ``Ft.`` / ``Fort``, ``Ave`` / ``Avenue`` one word. A title
+  is dropped only before a name (``Queen of the United Kingdom`` and ``prince-electors`` keep it).
 
 Everything here is a bounded scan over a string; nothing is evaluated. Gold answers repeat across the responses
 of a prompt group, so their forms are cached (:func:`canon_gold`); predictions are not.

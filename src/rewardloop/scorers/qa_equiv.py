@@ -23,7 +23,7 @@ form changed, :mod:`._qa_norm`):
    articles, accents).
 3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
    ``2018``), ``word_order`` (``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
-   ``Gerald Ford``; two different middles are different people), ``surname`` (``Ford``, only when the question
+   ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname`` (``Ford``, only when the question
    asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
    ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
 4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
@@ -38,9 +38,14 @@ form changed, :mod:`._qa_norm`):
    ``before`` / ``after`` / ``at least`` / ``more than`` / ``nearly`` ..., unless the question asks for a bound),
    ``unit_conflict`` (``5%`` for a bare ``5``), ``competing_number`` (a numeric gold next to another number of
    its kind: ``1945-1950``), ``possessive`` (``Pythagoras' theorem``: a thing named after the gold),
-   ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer). A hedge, a
-   negation, a bound and a unit conflict are decided (0, never sent to the judge); the others leave the sample
-   undecided.
+   ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer), ``date_conflict``
+   (a day or month a gold of that year contradicts; years none of which is the gold list's year answer). In an
+   answer of at most 12 words ``hedge_list`` also reads a list inside a sentence (``The answer is London and
+   Paris``); a country or state after a comma qualifies a place, not another country or state (``France,
+   Germany``). A gold in the question still counts when the question offers it as one option (``Elvis or the
+   Beatles?``) and the answer names only it. A gold naming two or three people or things (``Malcolm & Donald
+   Campbell``) is contained when every part is. A hedge, a negation, a bound and a unit conflict are decided (0,
+   never sent to the judge); the others leave the sample undecided.
 
    Before all of these: ``sign`` (``-5`` for a positive numeric gold: 0) and ``different_person`` (honorifics
    of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
