@@ -234,7 +234,7 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
         ],
     ),
     # a coarser answer than the gold is refused: a year for a gold date would teach a policy to drop the day (its
-    # expected reward is never lower), although people accept it (in-sample: 198 dev answers, docs/qa-equiv.md)
+    # expected reward is never lower), although people accept it (in-sample: 67 dev answers, docs/qa-equiv.md)
     "date_coarser": (
         [
             ("2010", ["8 September 2010"], "When was it released?"),
