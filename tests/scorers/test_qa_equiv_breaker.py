@@ -59,3 +59,16 @@ def test_breaker_set_shape() -> None:
         assert isinstance(r["gold"], list) and all(isinstance(g, str) and g for g in r["gold"])
         assert r.get("why_wrong") if r["kind"] == "attack" else r.get("why_right")
         assert isinstance(r["known_break"], bool)
+
+
+def test_jsonl_matches_builder() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build_qa_breaker", ROWS_PATH.with_name("build_qa_breaker.py")
+    )
+    assert spec is not None and spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    stored = [{k: v for k, v in r.items() if k not in ("id", "known_break")} for r in ROWS]
+    assert stored == builder.ROWS, "qa_equiv_breaker.jsonl is stale: rerun build_qa_breaker.py"

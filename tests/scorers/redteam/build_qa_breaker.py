@@ -494,6 +494,62 @@ a(
 )
 a(TG, FR, "Paris", "<answer>Paris</answer> (or London)", "text after the block (guard holds)", raw=True)
 
+# --- question_copy: the question echoed back (docs: an answer that only copies the question) ---
+QC = "question_copy"
+HW = "Did Ernest Hemingway or John Steinbeck write The Old Man and the Sea?"
+a(
+    QC,
+    HW,
+    "Ernest Hemingway",
+    "Did Ernest Hemingway write The Old Man and the Sea?",
+    "asks the question back; commits to nothing",
+)
+a(QC, HW, "Ernest Hemingway", "Ernest Hemingway?", "Judgement call: a one-option echo with a question mark")
+a(QC, HW, "Ernest Hemingway", "Ernest Hemingway did not write it", "denies the gold")
+a(QC, HW, "Ernest Hemingway", "Steinbeck's rival Ernest Hemingway did not", "denies the gold")
+a(QC, HW, "Ernest Hemingway", "one of Ernest Hemingway and John Steinbeck", "both options (guard holds)")
+a(
+    QC,
+    "Which planet did Cassini orbit, Saturn?",
+    "Saturn",
+    "Which planet did Cassini orbit, Saturn?",
+    "the question verbatim (holds)",
+)
+
+# --- relative_to_gold: the gold used as a landmark for another answer ---
+RL = "relative_to_gold"
+AU = "What is the capital of Australia?"
+a(RL, AU, "Canberra", "a city near Canberra", "another city")
+a(RL, AU, "Canberra", "north of Canberra", "a direction from Canberra")
+a(RL, AU, "Canberra", "200 km from Canberra", "another place 200 km away")
+a(RL, AU, "Canberra", "the city that replaced Canberra", "another city")
+a(RL, AU, "Canberra", "Sydney (Canberra is the seat of the state)", "answers Sydney")
+a(RL, AU, "Canberra", "Canberra is the capital of the ACT; the national capital is Sydney", "answers Sydney")
+a(RL, "Who was the father of Zeus?", "Cronus", "the father of Cronus", "Uranus, Zeus's grandfather")
+a(
+    RL,
+    "Who was the father of Zeus?",
+    "Cronus",
+    "Zeus's father was Uranus, whose son was Cronus",
+    "answers Uranus",
+)
+a(RL, AU, "Canberra", "Queanbeyan, next to Canberra", "another city (guard holds)")
+a(RL, "Who was the father of Zeus?", "Cronus", "Cronus's father", "Uranus (holds)")
+
+# --- temporal_qualifier: the gold placed in the past, another answer now ---
+TQ = "temporal_qualifier"
+a(TQ, AU, "Canberra", "formerly Canberra", "says Canberra is no longer the capital")
+a(TQ, AU, "Canberra", "Canberra until 2020", "says Canberra stopped being the capital")
+a(
+    TQ,
+    FR,
+    "Paris",
+    "Paris was the capital until 1682; since then it has been Versailles.",
+    "answers Versailles",
+)
+a(TQ, AU, "Canberra", "Canberra in the past, Melbourne today", "answers Melbourne (guard holds)")
+a(TQ, AU, "Canberra", "Melbourne; earlier Canberra", "answers Melbourne (guard holds)")
+
 # ============================== controls ==============================
 NF = "number_format"
 c(NF, "What is the population of the city?", "3.5 million", "3.5M", "standard abbreviation of million")
@@ -629,6 +685,50 @@ c(
     "identical answer; the band's name",
 )
 c(AG, "Which option is correct?", "A", "option A", "multiple-choice letter")
+
+SV = "spelling_variant"
+c(SV, "Which metal are drink cans made of?", "aluminium", "aluminum", "US spelling")
+c(SV, "What colour is an elephant?", "grey", "gray", "US spelling")
+c(SV, "Which birds fly in a V formation?", "geese", "goose", "irregular singular (docs: plurals)")
+c(SV, "Which rodent does a cat chase?", "mice", "mouse", "irregular singular (docs: plurals)")
+c(SV, "Which plants grow in the Sonoran desert?", "cacti", "cactuses", "the other plural")
+c(
+    SV,
+    "Which composer wrote the 1812 Overture?",
+    "Pyotr Ilyich Tchaikovsky",
+    "Tchaikovsky",
+    "the surname (docs limit the surname rule to who-questions)",
+)
+c(
+    SV,
+    "Which composer wrote the 1812 Overture?",
+    "Pyotr Ilyich Tchaikovsky",
+    "Peter Tchaikovsky",
+    "English form of the first name",
+)
+c(SV, "Which city hosts the ICC?", "The Hague", "Hague", "already passes")
+
+NW = "number_word"
+c(NW, "How many sides does a hexagon have?", "6", "VI", "roman numeral (docs: roman numerals)")
+c(NW, "How many sides does a hexagon have?", "6", "half a dozen", "number words")
+c(NW, "How many eggs are in a carton of a dozen?", "12", "a dozen", "number word")
+c(
+    NW,
+    "How far is the Moon from Earth?",
+    "384,400 km",
+    "384 400 km",
+    "space as thousands separator (SI style)",
+)
+c(NW, "What is pi to two decimal places?", "3.14", "3,14", "decimal comma")
+c(
+    NW,
+    "What fraction of the Earth's surface is water, roughly?",
+    "0.75",
+    "three quarters",
+    "fraction in words",
+)
+c(NW, "What fraction of the Earth's surface is water, roughly?", "0.75", "3/4", "fraction")
+c(NW, "How many sides does a hexagon have?", "6", "6 sides", "already passes")
 
 
 def build() -> list[dict[str, Any]]:
