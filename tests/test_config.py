@@ -79,7 +79,7 @@ def test_trainer_config_reads_reward_section():
         ({"num_worker": 2}, "unknown key(s) 'num_worker' in reward; allowed: backend"),
         ({"reward_manager": {"nam": "x"}}, "unknown key(s) 'nam' in reward.reward_manager"),
         ({"sandbox_fusion": {"url": "u", "timeout": 3}}, "'timeout' in reward.sandbox_fusion"),
-        ({"num_workers": 0}, "reward.num_workers must be >= 1"),
+        ({"num_workers": 0}, "reward.num_workers must be an integer >= 1"),
         ({"num_workers": "8"}, "reward.num_workers must be an integer"),
         ({"backend": "spark"}, "reward.backend must be one of local, ray"),
         (
@@ -89,8 +89,8 @@ def test_trainer_config_reads_reward_section():
         ({"reward_manager": {"source": "importlib"}}, "reward.reward_manager.module.path must be set"),
         ({"reward_model": {"enable": True}}, "reward.reward_model.model_path must be set"),
         ({"reward_model": {"enable": "yes"}}, "reward.reward_model.enable must be true or false"),
-        ({"runner": {"workerz": 2}}, "reward.runner: unknown"),
-        ({"max_rpm": -1}, "reward.max_rpm must be > 0"),
+        ({"runner": {"workerz": 2}}, "unknown key(s) 'workerz' in reward.runner"),
+        ({"max_rpm": -1}, "reward.max_rpm must be a positive number"),
         (
             {"custom_reward_function": {"path": "f.py", "reward_kwargs": [1]}},
             "reward_kwargs must be a mapping",

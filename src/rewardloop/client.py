@@ -24,7 +24,7 @@ import os
 import random
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .errors import ConfigError, InfraError, MissingExtraError, RateLimited, RewardLoopError
 from .types import Sample, Score, ScoreBatch
@@ -59,7 +59,7 @@ class ServiceError(RewardLoopError):
             + (f" (error id {error_id})" if error_id else "")
         )
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.status_code, self.error, self.detail, self.error_id))
 
 
@@ -88,7 +88,7 @@ def plain(value: Any) -> Any:
 
 def sample_json(sample: Sample | Mapping[str, Any]) -> dict[str, Any]:
     """The native API's JSON for one sample (a :class:`Sample`, or a mapping with the same fields)."""
-    return plain(_sample_fields(sample))
+    return cast("dict[str, Any]", plain(_sample_fields(sample)))
 
 
 def _sample_fields(sample: Sample | Mapping[str, Any]) -> dict[str, Any]:
@@ -240,13 +240,13 @@ class RewardClient(_Base):
     ) -> dict[str, Any]:
         """OpenRLHF's ``/get_reward`` call: ``{"rewards", "scores", "extra_logs"}``."""
         body = {"query": list(query), "prompts": list(prompts), "labels": list(labels), **extra}
-        return self._request("POST", "/get_reward", body)
+        return cast("dict[str, Any]", self._request("POST", "/get_reward", body))
 
     def scorers(self) -> dict[str, Any]:
-        return self._request("GET", "/v1/scorers", None)
+        return cast("dict[str, Any]", self._request("GET", "/v1/scorers", None))
 
     def health(self) -> dict[str, Any]:
-        return self._request("GET", "/healthz", None)
+        return cast("dict[str, Any]", self._request("GET", "/healthz", None))
 
     def _request(self, method: str, path: str, body: Any) -> Any:
         url = self.base_url + path
@@ -298,13 +298,13 @@ class AsyncRewardClient(_Base):
         self, query: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **extra: Any
     ) -> dict[str, Any]:
         body = {"query": list(query), "prompts": list(prompts), "labels": list(labels), **extra}
-        return await self._request("POST", "/get_reward", body)
+        return cast("dict[str, Any]", await self._request("POST", "/get_reward", body))
 
     async def scorers(self) -> dict[str, Any]:
-        return await self._request("GET", "/v1/scorers", None)
+        return cast("dict[str, Any]", await self._request("GET", "/v1/scorers", None))
 
     async def health(self) -> dict[str, Any]:
-        return await self._request("GET", "/healthz", None)
+        return cast("dict[str, Any]", await self._request("GET", "/healthz", None))
 
     async def _request(self, method: str, path: str, body: Any) -> Any:
         url = self.base_url + path

@@ -71,9 +71,9 @@ def test_embedded_command_and_gpu_slices():
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        ({"model_path": "m", "backend": "tgi"}, "allowed: embedded, vllm, sglang, external"),
-        ({"model_path": "m", "kind": "reward"}, "allowed: classify, generate"),
-        ({"model_path": "m", "router_mode": "inline"}, "allowed: process, thread"),
+        ({"model_path": "m", "backend": "tgi"}, "one of embedded, vllm, sglang, external"),
+        ({"model_path": "m", "kind": "reward"}, "one of classify, generate"),
+        ({"model_path": "m", "router_mode": "inline"}, "one of process, thread"),
         ({"backend": "vllm"}, "needs model_path"),
         ({"backend": "external"}, "needs urls"),
         ({"model_path": "m", "num_servers": 2, "ports": (1,)}, "2 servers"),

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from .. import __version__
 from .._groups import group_stats
@@ -193,7 +193,7 @@ class Selection:
     _fingerprints: dict[int, str] = field(default_factory=dict)
 
     def scorer_for(self, sample: Sample) -> Scorer:
-        return self.manager.scorer_for(sample)
+        return cast("Scorer", self.manager.scorer_for(sample))
 
     def fingerprint(self, scorer: Scorer) -> str:
         key = id(scorer)
@@ -365,7 +365,7 @@ def expand_rows(
     return out
 
 
-def several_responses(responses: Any) -> bool:
+def several_responses(responses: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     """n responses: a non-empty list of strings, or of chats (each a non-empty list of message dicts)."""
     if not isinstance(responses, list | tuple) or not responses:
         return False

@@ -48,7 +48,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from .._summary import short_error
 from ..errors import ConfigError, ScoringError
@@ -224,8 +224,8 @@ class OpenRLHFRewardFunc:
                 short_error(first.info.get("error")),
                 self.on_error,
             )
-        fill = float(self.on_error)  # type: ignore[arg-type]
-        rewards = [s.value if s.ok else fill for s in scores]
+        fill = float(self.on_error)
+        rewards = [s.value if s.ok and s.value is not None else fill for s in scores]
         accuracy = [_accuracy(s, r) for s, r in zip(scores, rewards, strict=True)]
         logs: dict[str, list[float]] = {"rewardloop_failed": [0.0 if s.ok else 1.0 for s in scores]}
         for key in sorted({k for s in scores for k, v in s.metrics.items() if _numeric(v)}):
@@ -284,7 +284,7 @@ def _accuracy(score: Score, reward: float) -> float:
     return float(acc) if score.ok and _numeric(acc) else reward
 
 
-def _numeric(value: Any) -> bool:
+def _numeric(value: Any) -> TypeGuard[bool | int | float]:
     return isinstance(value, bool | int | float)
 
 
@@ -363,7 +363,9 @@ _default: OpenRLHFRewardFunc | None = None
 _default_lock = threading.Lock()
 
 
-def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
+def reward_func(
+    queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any
+) -> dict[str, Any]:
     """OpenRLHF's entry point, configured from the environment on first call: ``REWARDLOOP_DATA_SOURCE``
     (default task), ``REWARDLOOP_SCORER`` (a registered scorer name instead of routing) and
     ``REWARDLOOP_ON_ERROR`` (a number or ``raise``; default 0.0)."""

@@ -125,9 +125,9 @@ class RemoteScorer(Scorer):
     become ``infra_error`` scores, which the local Runner retries too.
     """
 
-    name = "remote"  # type: ignore[assignment]
-    execution = "thread"  # type: ignore[assignment]  # it waits on the network
-    supports_batch = True  # type: ignore[assignment]
+    name = "remote"
+    execution = "thread"  # it waits on the network
+    supports_batch = True
 
     def __init__(
         self, url: str | None = None, *, token: str | None = None, timeout: float | None = None

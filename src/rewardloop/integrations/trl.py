@@ -52,7 +52,7 @@ import json
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, cast
 
 from .._summary import short_error
 from ..errors import ConfigError, ScoringError, UnknownTaskError
@@ -85,9 +85,9 @@ def completion_text(completion: Any) -> str:
     if isinstance(completion, Sequence) and completion:
         messages = [m for m in completion if isinstance(m, Mapping)]
         assistant = [m for m in messages if m.get("role") == "assistant"]
-        chosen = (assistant or messages or [None])[-1]
-        if chosen is not None:
-            return _content_text(chosen.get("content"))
+        chosen = assistant or messages
+        if chosen:
+            return _content_text(chosen[-1].get("content"))
     if isinstance(completion, Sequence) and not completion:
         # an empty conversation has no response at all: a malformed row, not an empty answer worth 0
         raise ValueError("a completion is an empty list of chat messages: there is no response to score")
@@ -291,7 +291,7 @@ class RewardFunc:
             return None
         if score.ok:
             return score.value
-        return None if self.on_error is None else float(self.on_error)  # type: ignore[arg-type]
+        return None if self.on_error is None else float(self.on_error)
 
     def _log(self, scores: list[Score | None], batch: ScoreBatch | None, kwargs: Mapping[str, Any]) -> None:
         scored = [s for s in scores if s is not None]
@@ -441,7 +441,7 @@ def _config_on_error(config: Any) -> Any:
     return load_reward_config(config).runner.get("on_error")
 
 
-def _numeric(value: Any) -> bool:
+def _numeric(value: Any) -> TypeGuard[bool | int | float]:
     return isinstance(value, bool | int | float)
 
 
@@ -456,7 +456,7 @@ def _default_name(scorer: Scorer | None) -> str:
 
 def _check_on_error(on_error: Any) -> OnError:
     if on_error is None or on_error == "raise":
-        return on_error
+        return cast("float | Literal['raise'] | None", on_error)
     if isinstance(on_error, bool) or not isinstance(on_error, int | float):
         raise ConfigError(f"on_error must be a number, None (exclude) or 'raise', got {on_error!r}")
     if math.isnan(on_error):

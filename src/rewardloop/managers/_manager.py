@@ -13,7 +13,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
@@ -85,7 +85,7 @@ class Router:
     def _options(self, scorer: Scorer) -> Scorer:
         with_options = getattr(scorer, "with_options", None)
         if self.code_options and with_options is not None and scorer.name.startswith(("code", "prime_code")):
-            return with_options(**self.code_options)
+            return cast("Scorer", with_options(**self.code_options))
         return scorer
 
 
@@ -229,7 +229,8 @@ class RewardManager(Closable):
             for i in unrouted:
                 on_done(i)
         done = None if on_done is None else (lambda j: on_done(todo[j]))
-        batch = await self.runner.run([scorers[i] for i in todo], [samples[i] for i in todo], on_done=done)
+        routed = [s for i in todo if (s := scorers[i]) is not None]  # todo is the routed samples
+        batch = await self.runner.run(routed, [samples[i] for i in todo], on_done=done)
         result = self._merge(samples, todo, batch, unrouted, lengths, time.perf_counter() - t0)
         self.last_batch = result
         return result

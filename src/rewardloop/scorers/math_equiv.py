@@ -253,7 +253,7 @@ def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
     """Whether every answer's box follows a part label ("(a)", "b)", "(ii)")."""
     if found.method != "boxed" or not found.spans:
         return False
-    starts = {}
+    starts: dict[Any, Any] = {}
     for a, span in zip(found.answers, found.spans, strict=True):
         starts.setdefault(a, span[0])
     for a in answers:
@@ -910,7 +910,7 @@ def _true_computation(lhs: Node, rhs: Node) -> bool:
     if x is None:
         return False
     value = Fraction(rhs.value)
-    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(1, abs(value))
+    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(Fraction(1), abs(value))
 
 
 def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
@@ -1105,6 +1105,9 @@ class MathEquivScorer(Scorer):
     """Cascade math verifier: exact, normalised, structured, then symbolic equivalence (see module doc)."""
 
     name = "math_equiv"
+    multiple_answers: str
+    rel_tol: float
+    max_boxed_values: int
     execution = "process"  # only the symbolic stage gets here: quick() settles the rest inline
     # the symbolic stage takes milliseconds (the slowest real answer seen: ~0.4 s on a loaded machine); the
     # cold start (importing sympy and the LaTeX parser) is paid by warm_up() while a worker unpickles the
@@ -1130,7 +1133,7 @@ class MathEquivScorer(Scorer):
         if timeout_s is not None:
             if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
                 raise ConfigError(f"math_equiv: timeout_s must be a positive number, got {timeout_s!r}")
-            self.timeout_s = float(timeout_s)  # type: ignore[misc]
+            self.timeout_s = float(timeout_s)
         if (
             isinstance(max_boxed_values, bool)
             or not isinstance(max_boxed_values, int)
