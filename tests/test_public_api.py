@@ -78,3 +78,113 @@ def test_managers_and_verl_facades_import_cheaply():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def _public_modules() -> list[str]:
+    """rewardloop and every module or package under it whose dotted name has no private part."""
+    import pkgutil
+
+    names = ["rewardloop"]
+    for info in pkgutil.walk_packages(rewardloop.__path__, "rewardloop."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            names.append(info.name)
+    return names
+
+
+def test_no_two_public_classes_share_a_name():
+    # one name, one class: `from rewardloop.x import Router` must never mean two things (issue 24)
+    import importlib
+    import inspect
+    from collections import defaultdict
+
+    homes: dict[str, set[str]] = defaultdict(set)
+    walked = []
+    for name in _public_modules():
+        module = importlib.import_module(name)
+        walked.append(name)
+        for attr in getattr(module, "__all__", ()):
+            obj = getattr(module, attr)
+            if inspect.isclass(obj):
+                homes[attr].add(f"{obj.__module__}.{obj.__qualname__}")
+    shared = {name: sorted(where) for name, where in homes.items() if len(where) > 1}
+    assert not shared, shared
+    # the walk saw the subpackages, so an empty result means something
+    for expected in (
+        "rewardloop.models",
+        "rewardloop.managers",
+        "rewardloop.config",
+        "rewardloop.integrations.verl",
+    ):
+        assert expected in walked
+
+
+def test_renamed_classes_keep_their_old_names_with_a_warning():
+    import warnings
+
+    import rewardloop.managers
+    import rewardloop.models
+    import rewardloop.scorers.math_equiv
+
+    for module, old, new in (
+        (rewardloop.models, "RewardModelConfig", "RewardModelServerConfig"),
+        (rewardloop.managers, "Router", "TaskRouter"),
+        (rewardloop.scorers.math_equiv, "Verdict", "MathVerdict"),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(module, old) is getattr(module, new)
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught)
+        assert old not in module.__all__
+
+
+def _signatures():
+    """(qualified name, signature) of every public function, class constructor and public method."""
+    import importlib
+    import inspect
+
+    for module_name in _public_modules():
+        module = importlib.import_module(module_name)
+        for attr in getattr(module, "__all__", ()):
+            obj = getattr(module, attr)
+            if inspect.isclass(obj):
+                members = [("__init__", obj.__init__)] + [
+                    (n, m) for n, m in vars(obj).items() if not n.startswith("_") and inspect.isfunction(m)
+                ]
+                for name, fn in members:
+                    if inspect.isfunction(fn):
+                        yield f"{obj.__module__}.{obj.__qualname__}.{name}", inspect.signature(fn)
+            elif inspect.isfunction(obj):
+                yield f"{obj.__module__}.{obj.__qualname__}", inspect.signature(obj)
+
+
+# execution/ is being reworked (issue 24: score_one and WorkerPool on the one scheduler); their `timeout`
+# moves to `timeout_s` there
+_TIMEOUT_PENDING = {
+    "rewardloop.execution._single.score_one",
+    "rewardloop.execution._workers.WorkerPool.acall",
+    "rewardloop.execution._workers.WorkerPool.call",
+    "rewardloop.execution._workers.WorkerPool.submit",
+}
+# names that are not a duration we own: verl's config key (reward.timeout of its rate-limited manager), and
+# an absolute time.monotonic() point
+_TIMEOUT_OTHERS = {
+    "rewardloop.config.RewardConfig.__init__",
+    "rewardloop.models._manager.wait_healthy",
+}
+
+
+def test_deadlines_are_called_timeout_s_everywhere():
+    # one name for a deadline in seconds; an old `timeout` stays only beside `timeout_s`, as its deprecated alias
+    offenders = []
+    for name, signature in _signatures():
+        params = signature.parameters
+        # the new name: connect_timeout_s beside connect_timeout, else any *timeout_s (request_timeout_s ...)
+        for old in ("timeout", "deadline", "deadline_s", "connect_timeout"):
+            beside = [
+                p
+                for p in params
+                if p.endswith("timeout_s") and (old != "connect_timeout" or p.startswith("connect"))
+            ]
+            if old in params and not beside and name not in _TIMEOUT_PENDING | _TIMEOUT_OTHERS:
+                offenders.append(f"{name}({old}=)")
+    assert not offenders, offenders

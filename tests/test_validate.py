@@ -11,7 +11,7 @@ from rewardloop._validate import Bool, Choice, Int, Number, Rule, Str, check_fie
 from rewardloop.config import load_reward_config
 from rewardloop.errors import ConfigError
 from rewardloop.execution import WorkerPool
-from rewardloop.models import RewardModelConfig
+from rewardloop.models import RewardModelServerConfig
 from rewardloop.sandbox import Limits
 from rewardloop.server import RunCodeLimits, ServerConfig
 
@@ -84,9 +84,10 @@ def test_known_keys_reads_a_dataclass_and_rejects_non_mappings():
     assert known_keys(Settings, {"port": 2, "_target_": "x"}, "s") == {"port": 2}
     assert known_keys(Settings, None, "s") == {}
     assert _message(known_keys, Settings, [1], "s") == "s must be a mapping, got list"
-    assert _message(
-        known_keys, Settings, {"prt": 2}, "s"
-    ) == "unknown key(s) 'prt' in s; allowed: port; 'prt' (did you mean 'port'?)"
+    assert (
+        _message(known_keys, Settings, {"prt": 2}, "s")
+        == "unknown key(s) 'prt' in s; allowed: port; 'prt' (did you mean 'port'?)"
+    )
 
 
 def test_check_fields_names_each_field_with_the_dialects_prefix():
@@ -118,8 +119,8 @@ _SHAPE = re.compile(r"^\S+ must be .+, got .+$")
         (lambda: RunCodeLimits(max_files=-1), "run_code.max_files must be an integer >= 0"),
         (lambda: Limits(max_processes=0), "Limits.max_processes must be an integer >= 1"),
         (
-            lambda: RewardModelConfig(model_path="m", num_servers=0),
-            "RewardModelConfig.num_servers must be an integer >= 1",
+            lambda: RewardModelServerConfig(model_path="m", num_servers=0),
+            "RewardModelServerConfig.num_servers must be an integer >= 1",
         ),
         (lambda: WorkerPool(0), "size must be an integer >= 1"),
     ],
@@ -153,8 +154,8 @@ def test_every_dialect_rejects_an_unknown_key_with_a_suggestion(build, needle):
         ),
         (lambda: load_reward_config({"backend": "rey"}), "reward.backend must be one of local, ray"),
         (
-            lambda: RewardModelConfig(model_path="m", backend="vlm"),
-            "RewardModelConfig.backend must be one of",
+            lambda: RewardModelServerConfig(model_path="m", backend="vlm"),
+            "RewardModelServerConfig.backend must be one of",
         ),
         (lambda: WorkerPool(1, start_method="forq"), "start_method must be one of"),
     ],
@@ -162,3 +163,58 @@ def test_every_dialect_rejects_an_unknown_key_with_a_suggestion(build, needle):
 def test_every_dialect_names_the_choices_and_suggests_the_close_one(build, needle):
     message = _message(build)
     assert message.startswith(needle) and "(did you mean '" in message, message
+
+
+def test_a_renamed_argument_keeps_its_old_name_with_a_warning():
+    from rewardloop._validate import renamed
+
+    assert renamed(3, None, "timeout", "timeout_s", "f") == 3
+    assert renamed(None, None, "timeout", "timeout_s", "f", default=600.0) == 600.0
+    with pytest.warns(DeprecationWarning, match="f: timeout= is deprecated; use timeout_s="):
+        assert renamed(None, 5, "timeout", "timeout_s", "f") == 5
+    assert _message(renamed, 1, 2, "timeout", "timeout_s", "f") == (
+        "f: give timeout_s= only (timeout= is its deprecated name), not both"
+    )
+
+
+def _request(kw):
+    # RemoteScorer calls its HTTP timeout request_timeout_s (Scorer.timeout_s is the Runner's deadline)
+    return {("request_timeout_s" if k == "timeout_s" else k): v for k, v in kw.items()}
+
+
+def _deprecated_timeout_builders():
+    from rewardloop.client import RewardClient
+    from rewardloop.integrations import openrlhf, remote, trl
+
+    return [
+        (
+            "RemoteScorer",
+            lambda **kw: remote.RemoteScorer("http://127.0.0.1:1", **_request(kw)).request_timeout_s,
+        ),
+        ("trl.reward_func", lambda **kw: trl.reward_func("gsm8k", **kw).timeout_s),
+        ("trl.async_reward_func", lambda **kw: trl.async_reward_func("gsm8k", **kw).timeout_s),
+        ("openrlhf.make_reward_func", lambda **kw: openrlhf.make_reward_func("gsm8k", **kw).timeout_s),
+        ("RewardClient", lambda **kw: RewardClient("http://127.0.0.1:1", **kw).timeout.read),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_public_deadlines_take_timeout_s_and_still_accept_timeout(index):
+    label, build = _deprecated_timeout_builders()[index]
+    assert build(timeout_s=7.0) == 7.0, label
+    with pytest.warns(DeprecationWarning, match="timeout= is deprecated"):
+        assert build(timeout=7.0) == 7.0, label
+    with pytest.raises(ConfigError, match="not both"):
+        build(timeout=7.0, timeout_s=7.0)
+
+
+def test_score_takes_timeout_s_and_still_accepts_timeout():
+    import rewardloop
+    from rewardloop import Sample
+
+    sample = Sample("#### 42", "42", "openai/gsm8k")
+    assert rewardloop.score(sample, timeout_s=30.0).value == 1.0
+    with pytest.warns(DeprecationWarning, match=r"rewardloop.score: timeout= is deprecated"):
+        assert rewardloop.score(sample, timeout=30.0).value == 1.0
+    with pytest.warns(DeprecationWarning, match=r"rewardloop.score_many: timeout= is deprecated"):
+        assert rewardloop.score_many([sample], timeout=30.0).values == (1.0,)

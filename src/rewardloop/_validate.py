@@ -40,6 +40,7 @@ __all__ = [
     "fail",
     "known_keys",
     "mapping",
+    "renamed",
     "section",
 ]
 
@@ -234,3 +235,16 @@ def known_keys(cls: type, data: Any, where: str) -> dict[str, Any]:
     out = {k: v for k, v in mapping(data, where).items() if k not in IGNORED_KEYS}
     check_keys(out, [f.name for f in dataclasses.fields(cls)], where)
     return out
+
+
+def renamed(new_value: Any, old_value: Any, old: str, new: str, where: str, default: Any = None) -> Any:
+    """The value of a keyword argument renamed from ``old`` to ``new``: the old name still works, with a
+    :class:`DeprecationWarning`; both at once is a ConfigError. ``None`` means "not given"."""
+    if old_value is None:
+        return default if new_value is None else new_value
+    if new_value is not None:
+        raise ConfigError(f"{where}: give {new}= only ({old}= is its deprecated name), not both")
+    import warnings
+
+    warnings.warn(f"{where}: {old}= is deprecated; use {new}=", DeprecationWarning, stacklevel=3)
+    return old_value

@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from ._validate import renamed
 from .errors import ConfigError, InfraError, MissingExtraError, RateLimited, RewardLoopError
 from .types import Sample, Score, ScoreBatch
 
@@ -130,19 +131,26 @@ class _Base:
         base_url: str | None = None,
         *,
         token: str | None = None,
-        timeout: float = 600.0,
-        connect_timeout: float = 10.0,
+        timeout_s: float | None = None,
+        connect_timeout_s: float | None = None,
         retries: int = 4,
         backoff_base_s: float = 0.5,
         backoff_max_s: float = 30.0,
         on_error: float | None = 0.0,
+        timeout: float | None = None,  # deprecated name of timeout_s
+        connect_timeout: float | None = None,  # deprecated name of connect_timeout_s
     ) -> None:
+        where = type(self).__name__
+        timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", where, default=600.0)
+        connect_timeout_s = renamed(
+            connect_timeout_s, connect_timeout, "connect_timeout", "connect_timeout_s", where, default=10.0
+        )
         base_url = base_url or os.environ.get(ENV_URL)
         if not base_url:
             raise ConfigError(f"no service URL: pass base_url or set {ENV_URL}")
         self.base_url = _base(base_url)
         self.token = token or os.environ.get(ENV_TOKEN) or None
-        self.timeout = httpx.Timeout(timeout, connect=connect_timeout)
+        self.timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
         self.retries = retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
@@ -216,7 +224,7 @@ def _retryable_error(exc: Exception) -> bool:
 class RewardClient(_Base):
     """Synchronous client of the reward service. Thread-safe (one ``httpx.Client`` connection pool).
 
-    ``RewardClient("http://127.0.0.1:8000", token=None, timeout=600, retries=4)``; ``timeout`` bounds each
+    ``RewardClient("http://127.0.0.1:8000", token=None, timeout_s=600, retries=4)``; ``timeout_s`` bounds each
     HTTP attempt, ``connect_timeout`` the connection set-up, ``on_error`` the reward that
     :meth:`ScoreBatch.rewards` gives failed samples in returned batches.
     """

@@ -51,7 +51,12 @@ def test_config_from_dict_rejects_unknown_keys_by_name():
     with pytest.raises(ConfigError) as info:
         RunnerConfig.from_dict({"timeout_s": 3, "wrokers": 2, "zzz": 1})
     message = str(info.value)
-    assert "'wrokers', 'zzz'" in message and "did you mean 'workers'" in message and "allowed:" in message and "max_concurrency" in message
+    assert (
+        "'wrokers', 'zzz'" in message
+        and "did you mean 'workers'" in message
+        and "allowed:" in message
+        and "max_concurrency" in message
+    )
     assert RunnerConfig.from_dict({"timeout_s": 3}).timeout_s == 3
 
 
@@ -84,7 +89,7 @@ def test_config_defaults_and_overrides():
     r = Runner(RunnerConfig(timeout_s=2.0), retries=1)
     assert (r.config.timeout_s, r.config.retries) == (2.0, 1)
     assert Runner({"cache_size": 5}).config.cache_size == 5
-    with pytest.raises(ConfigError, match="unknown key.* in RunnerConfig"):
+    with pytest.raises(ConfigError, match=r"unknown key.* in RunnerConfig"):
         Runner(nope=1)
 
 

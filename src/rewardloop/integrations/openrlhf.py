@@ -51,6 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeGuard
 
 from .._summary import short_error
+from .._validate import renamed
 from ..errors import ConfigError, ScoringError
 from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, Status
@@ -133,9 +134,10 @@ class OpenRLHFRewardFunc:
         on_error: float | Literal["raise"] | str | None = None,
         runner: Any = None,
         eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
-        timeout: float | None = None,
+        timeout_s: float | None = None,
         return_tensors: bool | None = None,
         config: Any = None,
+        timeout: float | None = None,  # deprecated name of timeout_s
     ) -> None:
         if config is not None and scorer is not None:
             raise ConfigError(
@@ -154,7 +156,7 @@ class OpenRLHFRewardFunc:
             on_error = 0.0 if configured is None else configured
         self.on_error = _check_on_error(on_error)
         self.eos_tokens = tuple(eos_tokens)
-        self.timeout = timeout
+        self.timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "OpenRLHFRewardFunc")
         self.return_tensors = return_tensors
         self._runner = runner
         self._manager: Any = None
@@ -267,7 +269,7 @@ class OpenRLHFRewardFunc:
                             + "; ".join(gaps)
                         )
                 else:
-                    runner = self._runner or Runner(on_error=None, timeout_s=self.timeout)
+                    runner = self._runner or Runner(on_error=None, timeout_s=self.timeout_s)
                     manager = RewardManager(self.scorer, runner=runner, owns_runner=self._runner is None)
                 self._manager = manager
             return self._manager
@@ -337,9 +339,10 @@ def make_reward_func(
     on_error: float | Literal["raise"] | str | None = None,
     runner: Any = None,
     eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     return_tensors: bool | None = None,
     config: Any = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> OpenRLHFRewardFunc:
     """A configured ``reward_func`` for OpenRLHF. ``scorer``: None (route by data_source), a registered
     name, a :class:`~rewardloop.Scorer` or ``fn(sample)``; ``data_source``: the default task;
@@ -353,9 +356,10 @@ def make_reward_func(
         on_error=on_error,
         runner=runner,
         eos_tokens=eos_tokens,
-        timeout=timeout,
+        timeout_s=timeout_s,
         return_tensors=return_tensors,
         config=config,
+        timeout=timeout,
     )
 
 

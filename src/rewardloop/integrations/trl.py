@@ -55,6 +55,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeGuard, cast
 
 from .._summary import short_error
+from .._validate import renamed
 from ..errors import ConfigError, ScoringError, UnknownTaskError
 from ..execution import RunnerConfig
 from ..scorers import Scorer, as_scorer
@@ -138,8 +139,9 @@ class RewardFunc:
         task: str | None = None,
         metadata_key: str = "extra_info",
         unknown_task: Literal["raise", "none"] = "raise",
-        timeout: float | None = None,
+        timeout_s: float | None = None,
         config: Any = None,
+        timeout: float | None = None,  # deprecated name of timeout_s
     ) -> None:
         if config is not None and scorer is not None:
             raise ConfigError(
@@ -163,7 +165,7 @@ class RewardFunc:
         self.task = task
         self.metadata_key = metadata_key
         self.unknown_task = unknown_task
-        self.timeout = timeout
+        self.timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", type(self).__name__)
         self.__name__ = name or _default_name(self.scorer)
         self._runner = runner
         self._owns_runner = runner is None  # a runner passed in is its owner's to close
@@ -350,7 +352,7 @@ class RewardFunc:
                 self._runner = Runner(self._runner_config)
             else:
                 # failures come back as statuses; this adapter applies its own on_error policy
-                self._runner = Runner(on_error=None, timeout_s=self.timeout)
+                self._runner = Runner(on_error=None, timeout_s=self.timeout_s)
         return self._runner
 
     def close(self) -> None:
@@ -475,8 +477,9 @@ def reward_func(
     task: str | None = None,
     metadata_key: str = "extra_info",
     unknown_task: Literal["raise", "none"] = "raise",
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     config: Any = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> RewardFunc:
     """A synchronous TRL reward function. See the module docstring for how rows become samples.
 
@@ -484,7 +487,7 @@ def reward_func(
     scorer name, a :class:`~rewardloop.Scorer`, or ``fn(sample)``. ``runner``: a
     :class:`~rewardloop.Runner` / ``RayRunner`` to share (default: a private one, made on first call).
     ``on_error``: reward of a failed completion (``None`` = excluded, the default; a number; ``"raise"``).
-    ``name``: what TRL logs under (default ``rewardloop`` or ``rewardloop_<scorer>``). ``timeout``:
+    ``name``: what TRL logs under (default ``rewardloop`` or ``rewardloop_<scorer>``). ``timeout_s``:
     per-sample deadline of the private runner. ``config``: a reward config (YAML path, mapping or
     :class:`~rewardloop.config.RewardConfig`) built by the same builder as ``rewardloop score --config``,
     ``serve`` and verl's managers (components, routes, monitors, overlong shaping from ``completion_ids``),
@@ -500,8 +503,9 @@ def reward_func(
         task=task,
         metadata_key=metadata_key,
         unknown_task=unknown_task,
-        timeout=timeout,
+        timeout_s=timeout_s,
         config=config,
+        timeout=timeout,
     )
 
 
@@ -516,8 +520,9 @@ def async_reward_func(
     task: str | None = None,
     metadata_key: str = "extra_info",
     unknown_task: Literal["raise", "none"] = "raise",
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     config: Any = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> AsyncRewardFunc:
     """The async form of :func:`reward_func` (same arguments); TRL runs async reward functions concurrently."""
     return AsyncRewardFunc(
@@ -530,6 +535,7 @@ def async_reward_func(
         task=task,
         metadata_key=metadata_key,
         unknown_task=unknown_task,
-        timeout=timeout,
+        timeout_s=timeout_s,
         config=config,
+        timeout=timeout,
     )

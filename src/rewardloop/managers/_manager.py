@@ -23,14 +23,14 @@ from ..scorers import Route, RouteTable, Scorer, as_scorer, get_scorer, resolve_
 from ..types import Sample, Score, ScoreBatch, Status
 from ._shaping import OverlongPenalty, Shaper
 
-__all__ = ["RewardManager", "Router"]
+__all__ = ["RewardManager", "TaskRouter"]
 
 logger = logging.getLogger(__name__)
 
 ScorerSpec = Scorer | str | Callable[[Sample], Any] | None
 
 
-class Router:
+class TaskRouter:
     """Picks the scorer of each sample by its ``task`` (memoised per task): ``routes`` first (a config's
     ``reward.routes``, a command's ``--route``), then the global routing table.
 
@@ -104,14 +104,14 @@ class RewardManager(Closable):
         runner: Any = None,
         runner_config: Any = None,
         shapers: Sequence[Shaper] = (),
-        router: Router | None = None,
+        router: TaskRouter | None = None,
         owns_runner: bool | None = None,
         monitors: Any = None,
     ) -> None:
         if isinstance(scorer, str):
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
-        self.router = router or Router()
+        self.router = router or TaskRouter()
         self.shapers = tuple(shapers)
         # a runner passed in is lent (not closed here) unless ``owns_runner`` says it was made for us
         self._owns_runner = runner is None if owns_runner is None else owns_runner
@@ -182,7 +182,7 @@ class RewardManager(Closable):
             scorer,
             runner=runner,
             shapers=shapers,
-            router=Router(code_options(cfg), cfg.routes),
+            router=TaskRouter(code_options(cfg), cfg.routes),
             owns_runner=owns,
             monitors=monitors_from_config(cfg),
         )

@@ -48,8 +48,8 @@ from ._serving import ServerThread, free_port
 
 __all__ = [
     "BACKENDS",
-    "RewardModelConfig",
     "RewardModelManager",
+    "RewardModelServerConfig",
     "launch_command",
     "router_command",
     "wait_healthy",
@@ -77,7 +77,7 @@ _SPECS: dict[str, Spec] = {
 
 
 @dataclass(frozen=True)
-class RewardModelConfig:
+class RewardModelServerConfig:
     """How to serve one reward model. ``kind``: ``classify`` (DisRM) or ``generate`` (judge)."""
 
     model_path: str = ""
@@ -102,7 +102,7 @@ class RewardModelConfig:
     router_mode: str = "process"
 
     def __post_init__(self) -> None:
-        check_fields(self, _SPECS, "RewardModelConfig.")
+        check_fields(self, _SPECS, "RewardModelServerConfig.")
         if self.backend == "external":
             if not self.urls:
                 raise ConfigError("backend='external' needs urls=(...) of running servers")
@@ -121,7 +121,7 @@ class RewardModelConfig:
         return self.served_model_name or self.model_path
 
 
-def launch_command(config: RewardModelConfig, port: int) -> list[str]:
+def launch_command(config: RewardModelServerConfig, port: int) -> list[str]:
     """The command line that starts one server of ``config`` on ``port``."""
     c = config
     name = ["--served-model-name", c.served_model_name] if c.served_model_name else []
@@ -145,7 +145,7 @@ def launch_command(config: RewardModelConfig, port: int) -> list[str]:
     return [*cmd, *c.extra_args]
 
 
-def router_command(config: RewardModelConfig, workers: list[str], port: int) -> list[str]:
+def router_command(config: RewardModelServerConfig, workers: list[str], port: int) -> list[str]:
     """The ``rewardloop router`` command line for ``workers`` on ``port``."""
     r = config.router
     cmd = [config.python, "-m", "rewardloop.cli.main", "router", "--host", config.host, "--port", str(port)]
@@ -158,7 +158,7 @@ def router_command(config: RewardModelConfig, workers: list[str], port: int) -> 
     return cmd
 
 
-def _server_env(config: RewardModelConfig, index: int) -> dict[str, str]:
+def _server_env(config: RewardModelServerConfig, index: int) -> dict[str, str]:
     env = {**os.environ, **config.env}
     if config.gpus_per_server:
         ids = config.gpu_ids or tuple(range(config.gpus_per_server * config.num_servers))
@@ -210,9 +210,9 @@ class RewardModelManager:
     """Starts the servers and the router of one reward model. ``RewardModelManager(config)`` or
     ``RewardModelManager(model_path=..., backend=..., num_servers=...)``; starts at construction."""
 
-    def __init__(self, config: RewardModelConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: RewardModelServerConfig | None = None, **overrides: Any) -> None:
         if config is None:
-            config = RewardModelConfig(**overrides)
+            config = RewardModelServerConfig(**overrides)
         elif overrides:
             from dataclasses import replace
 

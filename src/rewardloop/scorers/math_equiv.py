@@ -85,7 +85,7 @@ from ._equiv_norm import (
     unit_conflict,
 )
 
-__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
+__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "MathVerdict", "judge"]
 
 MULTIPLE_ANSWERS = FINAL_ANSWER_RULES
 _INFO_CHARS = 200
@@ -97,7 +97,7 @@ class _NeedSymbolic(Exception):
 
 
 @dataclass
-class Verdict:
+class MathVerdict:
     """What :func:`judge` found: the reward (None = undecided without the symbolic stage) and why."""
 
     value: float | None
@@ -146,7 +146,7 @@ def judge(
     rel_tol: float = 1e-4,
     prompt: object = None,
     max_boxed_values: int = MAX_BOXED_VALUES,
-) -> Verdict:
+) -> MathVerdict:
     """Run the cascade on one response against acceptable gold answers (see the module docstring).
 
     ``prompt`` (text or chat messages), when given, names the template boxes a response may copy.
@@ -174,7 +174,7 @@ def judge(
         max_values=max_boxed_values,
     )
     clock.lap("extract")
-    verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
+    verdict = MathVerdict(None, "", list(found.answers), found.method, timings_ms=timings)
     if by_option:
         verdict.rule = "option_content"
     if chosen.ignored:
@@ -534,7 +534,7 @@ def _hundredths(node: Node) -> Node:
     return Node("number", f"({value})", value=value)
 
 
-def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
+def _combine(verdict: MathVerdict, results: list[bool | None], stages: list[str], n: int) -> MathVerdict:
     if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
         verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
         verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
@@ -1196,3 +1196,17 @@ class MathEquivScorer(Scorer):
             f"<MathEquivScorer multiple_answers={self.multiple_answers!r} rel_tol={self.rel_tol} "
             f"timeout_s={self.timeout_s}>"
         )
+
+
+def __getattr__(name: str) -> Any:
+    # the old name, kept with a warning: qa_equiv has a Verdict of its own (one public name, one class)
+    if name == "Verdict":
+        import warnings
+
+        warnings.warn(
+            "rewardloop.scorers.math_equiv.Verdict is deprecated; use MathVerdict",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return MathVerdict
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -394,7 +394,7 @@ def load_tokenizer(config: Any) -> Any:
 
 
 def reward_model_settings(cfg: RewardConfig) -> dict[str, Any]:
-    """``rewardloop.models.RewardModelConfig`` keyword arguments for verl's ``reward.reward_model`` section.
+    """``rewardloop.models.RewardModelServerConfig`` keyword arguments for verl's ``reward.reward_model`` section.
 
     ``rollout.name`` picks the backend (``vllm``, ``sglang``; ``embedded`` or absent: rewardloop's own server;
     ``external`` with ``rollout.urls``: servers you run). vLLM/SGLang get one server per
