@@ -137,6 +137,11 @@ class _Clock:
         self.t = now
 
 
+# the old name, not exported: qa_equiv has a Verdict of its own (one public name, one class); kept so
+# code written against it (here and outside) keeps working
+Verdict = MathVerdict
+
+
 def judge(
     response: str,
     golds: Sequence[str],
@@ -1199,16 +1204,3 @@ class MathEquivScorer(Scorer):
             f"timeout_s={self.timeout_s}>"
         )
 
-
-def __getattr__(name: str) -> Any:
-    # the old name, kept with a warning: qa_equiv has a Verdict of its own (one public name, one class)
-    if name == "Verdict":
-        import warnings
-
-        warnings.warn(
-            "rewardloop.scorers.math_equiv.Verdict is deprecated; use MathVerdict",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return MathVerdict
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
