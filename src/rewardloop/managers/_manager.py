@@ -245,6 +245,10 @@ class RewardManager(Closable):
         """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
         return self.runner.call_sync(self.ascore(list(samples), lengths, on_done=on_done))
 
+    def score_one(self, sample: Sample, length: int | None = None) -> Score:
+        """:meth:`ascore_one` for synchronous code (the sync twin, as :meth:`score` is :meth:`ascore`'s)."""
+        return cast(Score, self.runner.call_sync(self.ascore_one(sample, length)))
+
     async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
         """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""
         try:

@@ -1203,4 +1203,3 @@ class MathEquivScorer(Scorer):
             f"<MathEquivScorer multiple_answers={self.multiple_answers!r} rel_tol={self.rel_tol} "
             f"timeout_s={self.timeout_s}>"
         )
-
