@@ -29,10 +29,13 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ._validate import Bool, Choice, Int, Number, Str, check_keys, section
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .execution import RunnerConfig
 
 __all__ = [
     "CustomFunctionConfig",
@@ -288,7 +291,9 @@ class RewardConfig:
     max_tpm: float | None = None
     estimated_tokens_per_request: int = 2000
     timeout: float = 300.0
-    runner: Mapping[str, Any] = field(default_factory=dict)
+    #: ours: the ``runner`` section, parsed once (:class:`~rewardloop.RunnerConfig`; it remembers the keys the
+    #: section set, :meth:`~rewardloop.RunnerConfig.given`); a mapping given here is parsed into one
+    runner: RunnerConfig = field(default_factory=lambda: _runner_config({}, "reward.runner"))
     backend: Literal["local", "ray"] = "local"
     #: ours: ``reward_extra_info`` keys every sample carries (name -> float | bool | str | any); a trainer
     #: config's ``algorithm.gdpo_reward_keys`` are added as floats
@@ -307,6 +312,10 @@ class RewardConfig:
     #: false keeps ``run_single``'s extra info to the declared keys (``extra_info_keys``) only
     infer_extra_info_keys: bool = True
 
+    def __post_init__(self) -> None:
+        if isinstance(self.runner, Mapping):
+            object.__setattr__(self, "runner", _runner_config(self.runner, "reward.runner"))
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
         data = _plain(data)
@@ -316,8 +325,7 @@ class RewardConfig:
         reward_kwargs = dict(_section(data, "reward_kwargs", where))
         parse_overlong(reward_kwargs, f"{where}.reward_kwargs")  # fail fast on a bad DAPO config
         backend = Choice(BACKENDS).check(data.get("backend") or "local", f"{where}.backend")
-        runner = dict(_section(data, "runner", where))
-        _validate_runner(runner, f"{where}.runner")
+        runner = _runner_config(_section(data, "runner", where), f"{where}.runner")
         components = _components(data.get("components"), f"{where}.components")
         if components and (_section(data, "custom_reward_function", where) or {}).get("path"):
             raise ConfigError(
@@ -360,8 +368,10 @@ class RewardConfig:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain nested dicts (round-trips through :meth:`from_dict`)."""
-        return dataclasses.asdict(self)
+        """Plain nested dicts (round-trips through :meth:`from_dict`); ``runner`` as the section was given."""
+        out = dataclasses.asdict(self)
+        out["runner"] = self.runner.given()
+        return out
 
     def fingerprint(self) -> str:
         """A short hash of the whole config (every key, defaults included): two runs with the same fingerprint
@@ -483,11 +493,12 @@ def _monitors(value: Any, where: str) -> dict[str, Any]:
     return {"enable": enable, "penalize": rewards}
 
 
-def _validate_runner(runner: Mapping[str, Any], where: str) -> None:
+def _runner_config(runner: Mapping[str, Any], where: str) -> RunnerConfig:
+    """The ``runner`` section parsed by :class:`~rewardloop.RunnerConfig`'s own checks (one place for them)."""
     from .execution import RunnerConfig
 
     try:
-        RunnerConfig.from_dict(runner, where)
+        return RunnerConfig.from_dict(runner, where)
     except ConfigError as exc:  # a value error names the field alone: say where it is
         message = str(exc)
         raise ConfigError(message if message.startswith("unknown key") else f"{where}: {message}") from None

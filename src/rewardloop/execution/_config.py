@@ -87,8 +87,28 @@ class RunnerConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, where: str = "RunnerConfig") -> RunnerConfig:
         """Build a config from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones
-        (``where`` names the mapping in that message: ``reward.runner`` for a reward config's section)."""
-        return cls(**known_keys(cls, data, where))
+        (``where`` names the mapping in that message: ``reward.runner`` for a reward config's section).
+        The config remembers which keys the mapping set (:meth:`given`)."""
+        settings = known_keys(cls, data, where)
+        config = cls(**settings)
+        object.__setattr__(config, "_given_keys", frozenset(settings))
+        return config
+
+    def given(self) -> dict[str, Any]:
+        """The settings this config was given: the keys of :meth:`from_dict`'s mapping (a ``runner`` section
+        as written), or, for a config built directly, the fields that differ from their defaults. Layers
+        of defaults (:meth:`with_defaults`) apply under these."""
+        names = self.__dict__.get("_given_keys")
+        if names is None:
+            default = type(self)()
+            names = [
+                f.name for f in dataclasses.fields(self) if getattr(self, f.name) != getattr(default, f.name)
+            ]
+        return {name: getattr(self, name) for name in sorted(names)}
+
+    def with_defaults(self, **defaults: Any) -> RunnerConfig:
+        """A copy where ``defaults`` fill the fields this config was not given (see :meth:`given`)."""
+        return type(self).from_dict({**defaults, **self.given()})
 
     @classmethod
     def coerce(
@@ -104,8 +124,10 @@ class RunnerConfig:
         return config.replace(**overrides) if overrides else config
 
     def replace(self, **changes: Any) -> RunnerConfig:
-        """A copy with ``changes`` applied (checked like :meth:`from_dict`)."""
-        return type(self).from_dict({**self.as_dict(), **changes})
+        """A copy with ``changes`` applied (checked like :meth:`from_dict`); they count as given."""
+        config = type(self).from_dict({**self.as_dict(), **changes})
+        object.__setattr__(config, "_given_keys", frozenset(self.given()) | frozenset(changes))
+        return config
 
     @property
     def worker_recycle_memory_mb(self) -> int | None:

@@ -434,13 +434,13 @@ def _adapter_config(config: Any) -> Any:
     from ..config import load_reward_config
 
     cfg = load_reward_config(config)
-    return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+    return dataclasses.replace(cfg, runner=cfg.runner.replace(on_error=None))
 
 
 def _config_on_error(config: Any) -> Any:
     from ..config import load_reward_config
 
-    return load_reward_config(config).runner.get("on_error")
+    return load_reward_config(config).runner.given().get("on_error")
 
 
 def _numeric(value: Any) -> TypeGuard[bool | int | float]:

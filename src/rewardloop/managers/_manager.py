@@ -18,7 +18,7 @@ from typing import Any, cast
 from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
 from ..errors import ConfigError, UnknownTaskError
-from ..execution import Closable, Runner
+from ..execution import Closable, Runner, RunnerConfig
 from ..scorers import Route, RouteTable, Scorer, as_scorer, get_scorer, resolve_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._shaping import OverlongPenalty, Shaper
@@ -398,20 +398,23 @@ def monitors_from_config(cfg: RewardConfig) -> Any:
     return MonitorSuite(default_monitors(max_resp_len, buffer_len), penalize=settings.get("penalize"))
 
 
-def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:
-    """The runner settings: ``reward.runner`` plus, for the rate-limited manager, its limit keys."""
-    settings = dict(cfg.runner)
-    if rate_limits:
-        # every call is a request the limits must see (an API judge may answer the same input differently);
-        # identical in-flight samples are merged only when reward.runner.dedup asks for it
-        settings.setdefault("dedup", False)
-        settings.setdefault("max_concurrency", cfg.max_concurrent)
-        settings.setdefault("timeout_s", cfg.timeout)
-        if cfg.max_rpm is not None:
-            settings.setdefault("rpm", cfg.max_rpm)
-        if cfg.max_tpm is not None:
-            settings.setdefault("tpm", cfg.max_tpm)
-    return settings
+def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> RunnerConfig:
+    """The runner settings: ``reward.runner`` plus, for the rate-limited manager, its limit keys where
+    ``reward.runner`` does not set them."""
+    if not rate_limits:
+        return cfg.runner
+    # every call is a request the limits must see (an API judge may answer the same input differently);
+    # identical in-flight samples are merged only when reward.runner.dedup asks for it
+    defaults: dict[str, Any] = {
+        "dedup": False,
+        "max_concurrency": cfg.max_concurrent,
+        "timeout_s": cfg.timeout,
+    }
+    if cfg.max_rpm is not None:
+        defaults["rpm"] = cfg.max_rpm
+    if cfg.max_tpm is not None:
+        defaults["tpm"] = cfg.max_tpm
+    return cfg.runner.with_defaults(**defaults)
 
 
 def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False, address: str | None = None) -> Any:

@@ -89,8 +89,8 @@ def load_reward_manager(
             config=config if config is not None else cfg, tokenizer=tokenizer, compute_score=None, **kwargs
         )
     kwargs = {**dict(cfg.reward_kwargs), **reward_kwargs}
-    if _is_ours(cls) and cfg.runner:
-        kwargs.setdefault("runner_config", dict(cfg.runner))  # the classic path honours reward.runner too
+    if _is_ours(cls) and cfg.runner.given():  # the classic path honours reward.runner too
+        kwargs.setdefault("runner_config", cfg.runner.given())
     if _is_ours(cls) and cfg.extra_info_keys:
         kwargs.setdefault("extra_info_keys", dict(cfg.extra_info_keys))
     if _is_ours(cls):  # the one builder: components, routes and monitors are applied, not dropped
