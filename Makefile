@@ -59,4 +59,4 @@ bench: $(VENV)/.dev
 	bash bench/run_all.sh
 
 clean:
-	rm -rf out .pytest_cache .ruff_cache
+	rm -rf out .pytest_cache .ruff_cache .mypy_cache
