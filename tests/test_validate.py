@@ -218,3 +218,26 @@ def test_score_takes_timeout_s_and_still_accepts_timeout():
         assert rewardloop.score(sample, timeout=30.0).value == 1.0
     with pytest.warns(DeprecationWarning, match=r"rewardloop.score_many: timeout= is deprecated"):
         assert rewardloop.score_many([sample], timeout=30.0).values == (1.0,)
+
+
+def test_every_field_of_a_dialect_has_a_spec():
+    # a field added without a rule would go unchecked: each dialect's table covers its dataclass
+    import dataclasses
+
+    from rewardloop.execution import _config as runner_config
+    from rewardloop.sandbox import _types as sandbox_types
+    from rewardloop.server import _config as server_config
+
+    tables = [
+        (RunnerConfig, runner_config._SPECS, set()),
+        (Limits, sandbox_types._LIMITS_SPECS, set()),
+        (RunCodeLimits, server_config._RUN_CODE_SPECS, set()),
+        (
+            ServerConfig,
+            server_config._SERVER_SPECS,
+            {"run_code"},
+        ),  # a RunCodeLimits, checked by its own table
+    ]
+    for cls, specs, exempt in tables:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        assert set(specs) == fields - exempt, cls.__name__
