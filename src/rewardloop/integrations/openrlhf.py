@@ -350,6 +350,7 @@ def make_reward_func(
     is installed; ``config``: a reward config (YAML path, mapping or ``RewardConfig``) built by the same
     builder as ``rewardloop score --config`` and ``serve``, instead of ``scorer`` (overlong shaping and the
     ``overlong_zone`` monitor are refused: OpenRLHF passes no token lengths)."""
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "make_reward_func")
     return OpenRLHFRewardFunc(
         scorer,
         data_source=data_source,
@@ -359,7 +360,6 @@ def make_reward_func(
         timeout_s=timeout_s,
         return_tensors=return_tensors,
         config=config,
-        timeout=timeout,
     )
 
 

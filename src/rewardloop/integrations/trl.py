@@ -493,6 +493,7 @@ def reward_func(
     ``serve`` and verl's managers (components, routes, monitors, overlong shaping from ``completion_ids``),
     instead of ``scorer``.
     """
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "reward_func")
     return RewardFunc(
         scorer,
         runner=runner,
@@ -505,7 +506,6 @@ def reward_func(
         unknown_task=unknown_task,
         timeout_s=timeout_s,
         config=config,
-        timeout=timeout,
     )
 
 
@@ -525,6 +525,7 @@ def async_reward_func(
     timeout: float | None = None,  # deprecated name of timeout_s
 ) -> AsyncRewardFunc:
     """The async form of :func:`reward_func` (same arguments); TRL runs async reward functions concurrently."""
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "async_reward_func")
     return AsyncRewardFunc(
         scorer,
         runner=runner,
@@ -537,5 +538,4 @@ def async_reward_func(
         unknown_task=unknown_task,
         timeout_s=timeout_s,
         config=config,
-        timeout=timeout,
     )
