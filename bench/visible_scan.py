@@ -15,6 +15,10 @@ Corpora (nothing is copied into the repository; missing ones are skipped):
   tuning set).
 
 Usage: ``PYTHONPATH=src .venv/bin/python bench/visible_scan.py [--show RULE|all] [-o out.json]``.
+
+``--verdicts FILE`` also writes math_equiv's verdict (value, rule) on every dev row to FILE; ``--against FILE``
+compares them with such a file written by another source tree (e.g. the commit before a change, with its
+``src`` first on ``PYTHONPATH``) and counts the rows whose verdict changed. Results: ``bench/results/visible_scan.json``.
 """
 
 from __future__ import annotations
@@ -59,11 +63,25 @@ def corpora(data: Path) -> dict[str, list[tuple[str, str]]]:
     return {k: v for k, v in out.items() if v}
 
 
+def _dev_verdicts() -> dict[str, list[Any]]:
+    from rewardloop.scorers.math_equiv import judge
+
+    out: dict[str, list[Any]] = {}
+    for path in sorted((EXTDATA / "dev").glob("*.jsonl")):
+        for r in _jsonl(path):
+            golds = r["gold"] if isinstance(r["gold"], list) else [r["gold"]]
+            v = judge(r["response"], [str(g) for g in golds], prompt=r.get("prompt"))
+            out[r["id"]] = [v.value, v.rule]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
     ap.add_argument("--show", default="", help="print the responses a rule refuses ('all' for every rule)")
     ap.add_argument("-o", "--output", default="")
+    ap.add_argument("--verdicts", default="", help="write math_equiv's verdict on every dev row to this file")
+    ap.add_argument("--against", default="", help="count dev rows whose verdict differs from this file's")
     args = ap.parse_args()
     from rewardloop.scorers._equiv_extract import MAX_RESPONSE_CHARS, answer_region
     from rewardloop.scorers._equiv_visible import reader_view
@@ -90,6 +108,14 @@ def main() -> int:
         total["refused"] += sum(fired.values())
         total["rewritten"] += changed
     report["total"] = dict(total)
+    if args.verdicts or args.against:
+        verdicts = _dev_verdicts()
+        if args.verdicts:
+            Path(args.verdicts).write_text(json.dumps(verdicts) + "\n", encoding="utf-8")
+        if args.against:
+            before = json.loads(Path(args.against).read_text(encoding="utf-8"))
+            changed = sorted(k for k in verdicts if before.get(k, [None])[0] != verdicts[k][0])
+            report["dev_verdicts_changed"] = {"rows": len(verdicts), "changed": len(changed), "ids": changed}
     for name, rec in report.items():
         print(f"{name:24s} {json.dumps(rec, ensure_ascii=False)}", file=sys.stderr)
     if args.output:
