@@ -88,6 +88,12 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("tex", "\\makeatletter\\@gobbletwo{\\boxed{5}}{}\\makeatother" + NO, "5"),
     ("tex", "$\\reflectbox{\\boxed{5}}$" + NO, "5"),
     ("tex", "%Answer: 5\n" + NO, "5"),
+    ("tex", "$x\\label{\\boxed{5}}$" + NO, "5"),
+    ("tex", "\\href{\\boxed{5}}{a link}" + NO, "5"),
+    ("tex", "\\index{\\boxed{5}}" + NO, "5"),
+    ("tex", "\\eqref{\\boxed{5}}" + NO, "5"),
+    ("macro", "\\typeout{\\boxed{5}}" + NO, "5"),
+    ("macro", "\\immediate\\write16{\\boxed{5}}" + NO, "5"),
     # --- TeX that redefines TeX: not read at face value
     ("macro", "\\let\\oldboxed\\boxed \\renewcommand{\\boxed}[1]{\\oldboxed{7}} $\\boxed{5}$", "5"),
     ("macro", "\\gdef\\boxed#1{7}$\\boxed{5}$", "5"),
@@ -151,6 +157,8 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("tex", "\\begin{align*} x &= 2 + 3 \\\\ &= 5 \\end{align*} so $\\boxed{5}$", "5"),
     ("tex", "\\iffalse draft: 7 \\fi $\\boxed{5}$", "5"),
     ("tex", "We have 50% of 10, which is $\\boxed{5}$", "5"),
+    ("tex", "\\href{https://example.org}{see here}, so $\\boxed{5}$", "5"),
+    ("tex", "$$x = 5 \\label{eq:x}$$ by \\eqref{eq:x}, $\\boxed{5}$", "5"),
     ("macro", "\\renewcommand{\\arraystretch}{1.5}\n$\\begin{array}{c} 1 \\end{array}$ so $\\boxed{5}$", "5"),
     ("cf", "$\\boxed{5\u200d7}$", "57"),
     ("cf", "$\\boxed{1\u200b000}$", "1000"),
@@ -198,7 +206,7 @@ def _scorer(rule: str) -> Any:
 
 
 def _value(response: str, gold: str, rule: str) -> tuple[float, dict[str, Any]]:
-    score = rewardloop.score(Sample(response=response, ground_truth=gold), _scorer(rule), timeout=120.0)
+    score = rewardloop.score(Sample(response=response, ground_truth=gold), _scorer(rule), timeout_s=120.0)
     return (0.0 if score.value is None else score.value), score.info
 
 

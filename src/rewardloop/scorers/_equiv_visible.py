@@ -35,9 +35,9 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
 * **Blanked or normalised (the text a reader sees)**: invisible format characters (Unicode Cf: zero-width
   space/joiners, word joiner, BOM, soft hyphen, bidi isolates and marks, tag characters) are removed, so
   ``5\\u200b7`` reads 57; HTML comments, TeX ``%`` comments holding an answer, ``comment`` environments, the
-  untaken branch of ``\\iftrue``/``\\iffalse``, the argument of ``\\phantom``/``\\hphantom``/``\\vphantom``, HTML
-  attribute values (``alt``, ``title``, ``value``), markdown link destinations, image alt texts and link
-  reference definitions, unused macro definitions, and struck-out text holding a box are blanked; answer-marker
+  untaken branch of ``\\iftrue``/``\\iffalse``, arguments never typeset (``\\phantom``, ``\\label``, ``\\index``,
+  ``\\ref``/``\\cite`` keys, ``\\href`` targets), HTML attribute values (``alt``, ``title``, ``value``),
+  markdown link destinations, image alt texts and link reference definitions, unused macro definitions, and struck-out text holding a box are blanked; answer-marker
   words written with look-alike letters (Cyrillic/Greek confusables, full-width and mathematical alphanumerics,
   i.e. NFKC + a confusables fold) read as ASCII ("Аnswer" is "Answer"); box commands a reader sees as a box
   become ``\\boxed{...}`` (``\\boxed5``, ``\\boxed {5}``, ``\\framebox``, ``\\bbox``, ``\\Aboxed``,
@@ -192,7 +192,8 @@ _TRIGGER = re.compile(
     r"|pagecolor|definecolor|colorlet|providecolor|transparent|texttransparent|[hv]?phantom|scalebox|resizebox"
     r"|raisebox|reflectbox|rotatebox|hspace|vspace|kern|mkern|hskip|vskip|mskip|moveleft|moveright|raise|lower"
     r"|fontsize|only|onslide|uncover|invisible|visible|alt(?![A-Za-z])|temporal|begin|[bx]?cancel|sout|st\b|xout"
-    r"|makeat)"
+    r"|makeat|label|index|ref|eqref|pageref|autoref|cref|Cref|cite|nocite|glossary|href|hyperlink|hypertarget|write"
+    r"|immediate|message|typeout|special|openout|closeout|pdfcomment|tooltip)"
 )
 
 
@@ -321,7 +322,8 @@ _PRIMITIVE = re.compile(
     r"\\(?:[A-Za-z]*@[A-Za-z@]*|let|futurelet|mathcode|catcode|lccode|uccode|sfcode|delcode|mathchardef|chardef"
     r"|countdef|dimendef|skipdef|toksdef|csname|expandafter|noexpand|every(?:math|display|par|hbox|vbox|cr|job)"
     r"|AtBeginDocument|AtEndDocument|aftergroup|afterassignment|input|include|global|uppercase|lowercase"
-    r"|(?:re)?newenvironment|makeatletter|makeatother|scantokens)(?![A-Za-z@])"
+    r"|(?:re)?newenvironment|makeatletter|makeatother|scantokens|write|immediate|message|typeout|special|openout"
+    r"|closeout|pdfcomment|tooltip)(?![A-Za-z@])"
 )
 _LITERAL = re.compile(r"\\(?:char|mathchar|symbol|unicode|string|detokenize|meaning|verb)(?![A-Za-z@])")
 
@@ -457,12 +459,17 @@ def _check_size_command(text: str, m: re.Match[str]) -> None:
         raise _Refused("hidden_content")  # moved far back over other text, or far off the page
 
 
-_PHANTOM = re.compile(r"\\[hv]?phantom(?![A-Za-z@])\s*")
+# arguments that are never typeset: a phantom's (room, no ink), a label's, an index entry's, a cross-reference's key
+# (shown as a number or "??"), a link's target
+_PHANTOM = re.compile(
+    r"\\(?:[hv]?phantom|label|index|ref|eqref|pageref|autoref|cref|Cref|cite|citep|citet|nocite|glossary|href"
+    r"|hyperlink|hypertarget)(?![A-Za-z@])\s*"
+)
 
 
 def _blank_phantoms(text: str) -> str:
     """A ``\\phantom`` takes the room of its argument and shows nothing: its argument is blanked."""
-    if "phantom" not in text:
+    if not _PHANTOM.search(text):
         return text
     closers: dict[int, int] | None = None
     spans = []
