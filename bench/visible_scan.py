@@ -18,7 +18,8 @@ Usage: ``PYTHONPATH=src .venv/bin/python bench/visible_scan.py [--show RULE|all]
 
 ``--verdicts FILE`` also writes math_equiv's verdict (value, rule) on every dev row to FILE; ``--against FILE``
 compares them with such a file written by another source tree (e.g. the commit before a change, with its
-``src`` first on ``PYTHONPATH``) and counts the rows whose verdict changed. Results: ``bench/results/visible_scan.json``.
+``src`` first on ``PYTHONPATH``) and counts the rows whose verdict changed.
+Results: ``bench/results/visible_scan.json``.
 """
 
 from __future__ import annotations
