@@ -41,9 +41,10 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
   struck-out text holding a box are blanked; answer-marker words written with look-alike letters (Cyrillic/Greek
   confusables, full-width and mathematical alphanumerics, i.e. NFKC + a confusables fold) read as ASCII
   ("Аnswer" is "Answer"); box commands a reader sees as a box become ``\\boxed{...}`` (``\\boxed5``,
-  ``\\boxed {5}``, ``\\framebox``, ``\\bbox``, ``\\Aboxed``, ``\\fcolorbox``) and font wrappers that show their argument as is are unwrapped (``\\bm``, ``\\pmb``,
-  ``\\texttt``, ``\\emph``, ``\\hbox``, ``\\ensuremath``, ``\\num``). Box commands are rewritten only after the
-  hidden parts are blanked or refused, so a box inside hidden text stays hidden.
+  ``\\boxed {5}``, ``\\framebox``, ``\\bbox``, ``\\Aboxed``, ``\\fcolorbox``) and font wrappers that show
+  their argument as is are unwrapped (``\\bm``, ``\\pmb``, ``\\texttt``, ``\\emph``, ``\\hbox``,
+  ``\\ensuremath``, ``\\num``). Box commands are rewritten only after the hidden parts are blanked or refused,
+  so a box inside hidden text stays hidden.
 """
 
 from __future__ import annotations
