@@ -776,7 +776,10 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         raise _NeedSymbolic
     from ._equiv_sym import to_sympy
 
-    a, b = to_sympy(_sym_text(g)), to_sympy(_sym_text(p))
+    # the gold first (a GRPO group shares it, so it is usually cached): when it does not parse, the response
+    # is not parsed at all
+    a = to_sympy(_sym_text(g))
+    b = None if a is None else to_sympy(_sym_text(p))
     if a is None or b is None:
         return False  # unparseable and textually different: never equal through a shared number
     # values of expressions are compared exactly (3.1416 is not pi, e^{-100} is not 0); only a rounded
@@ -942,9 +945,12 @@ def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
 def _equations(g: Node, p: Node) -> bool:
     from ._equiv_sym import equations_equal, to_sympy
 
-    sides = [to_sympy(_sym_text(n)) for n in (*g.items, *p.items)]
-    if any(s is None for s in sides):
-        return False
+    sides = []
+    for node in (*g.items, *p.items):  # the gold's sides first; stop at the first that does not parse
+        side = to_sympy(_sym_text(node))
+        if side is None:
+            return False
+        sides.append(side)
     return bool(equations_equal(*sides))
 
 
