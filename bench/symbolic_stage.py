@@ -11,7 +11,9 @@ which a loaded machine disturbs less than wall time; wall time is reported besid
 Reported per checkout: the median over rounds of the total, mean, p50 and p99 milliseconds per call, and
 the fresh-worker cost; the ratio baseline / current per round and its median. The samples are scored in two
 halves (even, then odd positions): the second half's cost is also reported on its own, as a worker that has
-already parsed other answers sees it (ANTLR's prediction cache filled; a long-lived training worker). The verdicts of both
+already parsed other answers sees it (ANTLR's prediction cache filled; a long-lived training worker). Then
+every response is scored again with its digits changed (1 to 2, ..., 9 to 1): answers of the forms just seen
+with other numbers, against the same golds, as the n responses of a GRPO group often are ("same shapes"). The verdicts of both
 checkouts are compared sample by sample (``Score.value``, ``info["stage"]`` and ``info["rule"]``): any
 difference is listed and makes the run fail.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -36,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, write_json
 
 REPO = Path(__file__).resolve().parents[1]
+_DIGIT = re.compile(r"[1-9]")
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -60,7 +64,20 @@ def child(samples_path: str) -> int:
         cpu.append(time.process_time() - c0)
         wall.append(time.perf_counter() - w0)
         verdicts.append([score.value, score.info.get("stage"), score.info.get("rule")])
-    print(json.dumps({"fresh": fresh, "cpu": cpu, "wall": wall, "verdicts": verdicts}))
+    # then every response again with its digits changed (1->2, ..., 9->1): answers of the same forms with other
+    # numbers against the same golds, as the n responses of a GRPO group are
+    same_shape = []
+    for r in rows:
+        other = _DIGIT.sub(lambda m: str(int(m.group()) % 9 + 1), r["response"])
+        s = Sample(response=other, ground_truth=r["gold"], prompt=r["prompt"])
+        c0 = time.process_time()
+        scorer.score(s)
+        same_shape.append(time.process_time() - c0)
+    print(
+        json.dumps(
+            {"fresh": fresh, "cpu": cpu, "wall": wall, "verdicts": verdicts, "same_shape_cpu": same_shape}
+        )
+    )
     return 0
 
 
@@ -116,6 +133,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "fresh_worker_cpu_s_median": med(lambda r: r["fresh"]["cpu_s"]),
         "total_cpu_s_per_round": [round(sum(r["cpu"]), 3) for r in runs],
         "second_half_cpu_s_median": med(lambda r: sum(r["cpu"][half:])),
+        "same_shapes_cpu_s_median": med(lambda r: sum(r["same_shape_cpu"])),
         "second_half_mean_cpu_ms_median": med(lambda r: 1000 * statistics.mean(r["cpu"][half:])),
     }
 
@@ -178,6 +196,12 @@ def main() -> int:
         ]
         report["second_half_baseline_over_current_cpu_per_round"] = [round(x, 2) for x in warm]
         report["second_half_baseline_over_current_cpu_median"] = round(statistics.median(warm), 2)
+        same = [
+            sum(b["same_shape_cpu"]) / sum(c["same_shape_cpu"])
+            for b, c in zip(runs["baseline"], runs["current"], strict=True)
+        ]
+        report["same_shapes_baseline_over_current_cpu_per_round"] = [round(x, 2) for x in same]
+        report["same_shapes_baseline_over_current_cpu_median"] = round(statistics.median(same), 2)
         vb, vc = runs["baseline"][0]["verdicts"], runs["current"][0]["verdicts"]
         changed = [
             {"id": r["id"], "baseline": b, "current": c}
