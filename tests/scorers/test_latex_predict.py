@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("latex2sympy2_extended")
 
-from rewardloop.scorers import _latex_predict  # noqa: E402
-from rewardloop.scorers._sympy_grade import _latex2sympy  # noqa: E402
+from rewardloop.scorers import _latex_predict
+from rewardloop.scorers._sympy_grade import _latex2sympy
 
 # shapes that need ANTLR's full-context prediction (x^{2}: SLL fails, LL decides), precedence levels, sets,
 # intervals, matrices, equations, subscripts, functions, numerals (integers built directly), prose and syntax
