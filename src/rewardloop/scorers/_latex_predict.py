@@ -62,7 +62,7 @@ def _walk(node: dict[int, Any] | None, stream: Any) -> int | None:
     while node is not None:
         alt = node.get(_RESULT)
         if alt is not None:
-            return alt
+            return int(alt)
         node = node.get(stream.LT(k).type)
         k += 1
     return None
@@ -114,7 +114,7 @@ def _build_classes() -> tuple[Any, Any, Any, Any]:
             _counts["misses"] += 1
             stream.furthest = -1
             self.used_full_context = False
-            alt = super().adaptivePredict(stream, decision, outer)  # raises on no viable alternative
+            alt = int(super().adaptivePredict(stream, decision, outer))  # raises on no viable alternative
             _store((*free, _chain(outer)) if self.used_full_context else free, stream, alt)
             return alt
 
