@@ -76,6 +76,7 @@ from ._equiv_norm import (
     answer_unit,
     asked_units,
     base_numeral,
+    convert_unit,
     exact_number,
     float_value,
     normalize,
@@ -83,6 +84,7 @@ from ._equiv_norm import (
     solve_inequality,
     split_top,
     unit_conflict,
+    unit_target,
 )
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
@@ -153,6 +155,11 @@ def judge(
     """
     timings: dict[str, float] = {}
     clock = _Clock(timings)
+    redefined = _redefined_macro(response)
+    if redefined:  # the grader reads the TeX source: a redefined command renders something else
+        verdict = Verdict(0.0, "extract", timings_ms=timings, rule="redefined_macro")
+        verdict.reason = f"the response redefines \\{redefined}: its answer does not read as written"
+        return verdict
     found = extract_answers(response)
     if found.method == "none" and found.text and not found.reopened:
         # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
@@ -194,8 +201,16 @@ def judge(
     answers = list(chosen.answers)
     mismatch = _unit_mismatch(found, answers, golds, prompt)
     if mismatch:
-        verdict.value, verdict.stage, verdict.rule, verdict.reason = 0.0, "unit", "unit_mismatch", mismatch
-        return verdict
+        converted = _converted(answers, golds, prompt)
+        if converted is None:
+            verdict.value, verdict.stage, verdict.rule, verdict.reason = (
+                0.0,
+                "unit",
+                "unit_mismatch",
+                mismatch,
+            )
+            return verdict
+        answers, verdict.rule, verdict.reason = converted, "unit_conversion", f"{mismatch}: converted"
     if prompt is not None and any("=" in a for a in answers):
         answers = [_asked_quantity(a, prompt, golds) for a in answers]
     if len(answers) == 1 and _exact(answers[0], golds):
@@ -220,6 +235,29 @@ def judge(
     return _combine(verdict, results, stages, len(answers))
 
 
+_REDEFINE = re.compile(
+    r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)|\\providecommand\*?\s*\{?\s*\\([A-Za-z]+)"
+    r"|\\(?:g|e|x)?def\s*\\([A-Za-z]+)|\\let\s*\\([A-Za-z]+)|\\(catcode|DeclareRobustCommand|renewenvironment)(?![A-Za-z])"
+)
+#: layout lengths a solution may set (copied from a problem's matrix): they change spacing, never a value
+_LAYOUT_MACROS = frozenset(("arraystretch", "arraycolsep", "tabcolsep", "baselinestretch", "jot"))
+
+
+def _redefined_macro(response: str) -> str:
+    """The command a response (re)defines with ``\\renewcommand``, ``\\newcommand``, ``\\def``, ``\\let`` or
+    ``\\catcode`` ("" when none): ``\\renewcommand{\\boxed}[1]{\\fbox{7}}`` makes ``\\boxed{5}`` show 7, and a
+    new command's meaning is not read either. Layout lengths (``\\arraystretch``) are not counted."""
+    if "\\" not in response or not any(
+        w in response for w in ("command", "def", "let", "catcode", "environment")
+    ):
+        return ""
+    for m in _REDEFINE.finditer(response):
+        name = next(g for g in m.groups() if g)
+        if name not in _LAYOUT_MACROS:
+            return name
+    return ""
+
+
 def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
     """Why a final answer's unit contradicts the unit the gold or the question asks for ("" if none does):
     see :func:`unit_conflict`. A unit word right after a box (``$\\boxed{30}$ radians``) is the box's."""
@@ -242,6 +280,31 @@ def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], pro
         if why:
             return why
     return ""
+
+
+def _converted(answers: Sequence[str], golds: Sequence[str], prompt: object) -> list[str] | None:
+    """The answers with a number in another unit of the asked kind converted to the unit the gold or the
+    question uses (``120\\text{ minutes}`` for "how many hours" is ``2``); None when one of them cannot be
+    converted exactly (no fixed size, not a plain number), which leaves the mismatch a wrong answer."""
+    gold_units = [answer_unit(g) for g in golds]
+    asked = asked_units(_prompt_text(prompt)) if prompt is not None else []
+    out = []
+    for a in answers:
+        unit = answer_unit(a)
+        if unit is None:
+            return None  # the contradicting unit is a word after the box: nothing to convert inside it
+        target = unit_target(unit, gold_units, asked)
+        if target is None:
+            out.append(a)
+            continue
+        value = exact_number(normalize(a))
+        new = convert_unit(value, unit, target) if value is not None else None
+        if new is None:
+            return None
+        out.append(
+            str(new.numerator) if new.denominator == 1 else f"\\frac{{{new.numerator}}}{{{new.denominator}}}"
+        )
+    return out
 
 
 _PART_LABEL = re.compile(
@@ -674,6 +737,8 @@ def _solutions(text: str) -> Node | None:
 
 
 def _singleton(g: Node, p: Node) -> tuple[Node, Node] | None:
+    if "\\varnothing" in (g.text, p.text):
+        return None  # "\\{\\varnothing\\}" is a set with one element, not the empty set
     if g.kind == "set" and len(g.items) == 1 and p.kind not in ("set", "list"):
         return g.items[0], p
     if p.kind == "set" and len(p.items) == 1 and g.kind not in ("set", "list"):
@@ -897,7 +962,31 @@ def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _is_label(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
     # "x = 5" states 5; so does a computation that holds ("\\frac{28}{4} = 7"), never one that does not ("5 = 7")
     lhs, rhs = p.items
-    return (_is_label(lhs) or _true_computation(lhs, rhs)) and _equal(g, rhs, rel_tol, leaf)
+    if not (_is_label(lhs) or _true_computation(lhs, rhs)):
+        return False
+    renamed = _rename_to_gold(g, lhs, rhs)
+    return _equal(g, rhs if renamed is None else renamed, rel_tol, leaf)
+
+
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def _rename_to_gold(g: Node, lhs: Node, rhs: Node) -> Node | None:
+    """``g(t) = -8t^4 + 7`` answers the gold ``-8x^4 + 7``: the function of one argument, its argument renamed
+    to the one variable the gold uses, when the right-hand side does not already use that name; else None
+    (the answer is compared as written)."""
+    fn = _function_lhs(lhs)
+    if fn is None or len(fn[1]) != 1 or not _VAR_NAME.match(fn[1][0]) or g.kind != "expr":
+        return None
+    arg = fn[1][0]
+    letters = set(_LETTER.findall(g.text)) - {"e", "i"}
+    if len(letters) != 1 or arg in letters or _mentions(g.text, arg):
+        return None
+    (var,) = letters
+    if _mentions(rhs.text, var) or not _mentions(rhs.text, arg):
+        return None
+    pattern = re.compile(rf"(?<![\\A-Za-z]){re.escape(arg)}(?![A-Za-z])")
+    return parse_structure(pattern.sub(var, rhs.text))
 
 
 def _true_computation(lhs: Node, rhs: Node) -> bool:
