@@ -316,6 +316,28 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
             ("x \\geq 3", "\\boxed{x \\leqslant 3}"),
         ],
     ),
+    # a decimal gold is met at its stated precision only when it may be rounded: no question to read, or one
+    # that asks for rounding; otherwise it is the exact value it writes
+    "rounding_policy": (
+        [
+            ("1.5", "\\boxed{1.50}", "Write 3/2 as a decimal."),
+            ("1.5", "\\boxed{\\frac{3}{2}}", "Write 3/2 as a decimal."),
+            ("0.33", "\\boxed{\\frac{1}{3}}", "Round 1/3 to two decimal places."),
+            ("0.33", "\\boxed{0.333}", "Round 1/3 to two decimal places."),
+            ("2.35", "\\boxed{2.347}", "How fast is it, to the nearest hundredth?"),
+            ("1.41", "\\boxed{\\sqrt{2}}", "Give the square root of 2 to 3 significant figures."),
+        ],
+        [
+            ("1.5", "\\boxed{1.46}", "Write 3/2 as a decimal."),
+            ("0.25", "\\boxed{0.2549}", "Write 1/4 as a decimal."),
+            ("12.5", "\\boxed{12.49}", "What is 25/2?"),
+            ("0.75", "\\boxed{0.7549}", "Write 3/4 as a decimal."),
+            ("0.33", "\\boxed{0.3}", "Round 1/3 to two decimal places."),
+            ("3.14159", "\\boxed{3.14}", "Give pi to five decimals."),
+            ("1.41", "\\boxed{\\sqrt{2}}", "What is 141/100?"),
+            ("2.35", "\\boxed{2.347}", "What is 47/20?"),
+        ],
+    ),
     # a response that redefines a command is not read as written
     "redefined_macro": (
         [

@@ -226,13 +226,44 @@ def judge(
     bases = _asks_bases(prompt)
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
+    # a decimal gold is met at the precision it states only when it may be a rounded value: without a question,
+    # or when the question asks for rounding; "Write 3/2 as a decimal" makes 1.5 exact (1.46 is not 3/2)
+    compared = gold_norm if prompt is None or _asks_rounding(prompt) else [_exact_decimal(g) for g in gold_norm]
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked, bases)
+        ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+_ROUNDING = re.compile(
+    r"\bround(?:ed|ing)?\b|\bnearest\b|\bdecimal\s+places?\b|\bto\s+\w+\s+decimals?\b|\bsignificant\s+(?:figures|digits)"
+    r"|\bsig\.?\s*figs?\b|\bapproximat|\bestimat|\bcorrect\s+to\b|\baccurate\s+to\b|\b(?:tenths?|hundredths?|"
+    r"thousandths?)\b|\bd\.\s?p\.|\u2248|\\approx|\u7cbe\u786e\u5230|\u4fdd\u7559|\u7ea6|\u56db\u820d\u4e94\u5165|\u8fd1\u4f3c",
+    re.IGNORECASE,
+)
+
+
+def _asks_rounding(prompt: object) -> bool:
+    """Whether the question asks for a rounded or approximate value ("to the nearest tenth", "round",
+    "two decimal places", "significant figures", "approximately", "精确到", "保留" ...)."""
+    return bool(_ROUNDING.search(_prompt_text(prompt)[-4000:]))
+
+
+def _exact_decimal(gold_norm: str) -> str:
+    """A plain decimal gold as the exact fraction it writes (``1.5`` -> ``\\frac{3}{2}``): compared exactly,
+    not at its stated precision; anything else as it is."""
+    if _places(gold_norm) is None:
+        return gold_norm
+    value = exact_number(gold_norm)
+    if value is None:
+        return gold_norm
+    if value.denominator == 1:
+        return str(value.numerator)
+    sign = "-" if value < 0 else ""
+    return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
 
 
 _REDEFINE = re.compile(
