@@ -338,18 +338,43 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
             ("2.35", "\\boxed{2.347}", "What is 47/20?"),
         ],
     ),
+    # a whole formula of the question restated is no answer, even when its value is the gold's
+    "echoed_question": (
+        [
+            ("x+1", "\\boxed{x+1}", "Simplify $\\frac{x^2-1}{x-1}$."),
+            ("1", "\\boxed{1}", "Compute $\\int_0^1 2x\\,dx$."),
+            ("1", "\\boxed{\\int_0^1 2x\\,dx}", "Find the area under y = 2x between x = 0 and x = 1."),
+            (
+                "\\frac{\\pi}{4}",
+                "\\boxed{\\frac{\\pi}{4}}",
+                "Which is larger, $\\frac{\\pi}{4}$ or $\\frac{3}{4}$?",
+            ),
+        ],
+        [
+            ("1", "\\boxed{\\int_0^1 2x\\,dx}", "Compute $\\int_0^1 2x\\,dx$."),
+            ("3", "\\boxed{\\log_2 8}", "Evaluate $\\log_2 8$."),
+            ("15", "\\boxed{\\binom{6}{2}}", "Compute $\\binom{6}{2}$."),
+            ("\\frac{3}{4}", "\\boxed{\\frac{6}{8}}", "Write $\\frac{6}{8}$ in lowest terms."),
+            ("2\\sqrt{2}", "\\boxed{\\sqrt{8}}", "Simplify $\\sqrt{8}$."),
+            ("1024", "\\boxed{2^{10}}", "Compute $2^{10}$."),
+            ("55", "\\boxed{\\sum_{k=1}^{10} k}", "Evaluate $\\sum_{k=1}^{10} k$."),
+            ("x^2+2x+1", "\\boxed{(x+1)^2}", "Expand $(x+1)^2$."),
+        ],
+    ),
     # a response that redefines a command is not read as written
     "redefined_macro": (
         [
             ("5", "\\renewcommand{\\arraystretch}{1.5} $\\boxed{5}$"),
             ("5", "We let $x = 5$, so $\\boxed{5}$"),
+            ("5", "\\newcommand{\\ans}{7} $\\boxed{5}$"),
         ],
         [
             ("5", "\\renewcommand{\\boxed}[1]{\\fbox{7}} $\\boxed{5}$"),
             ("\\frac{1}{2}", "\\renewcommand{\\frac}[2]{#2/#1} $\\boxed{\\frac{1}{2}}$"),
-            ("5", "\\def\\five{7} $\\boxed{5}$"),
+            ("5", "\\def\\five{5} $\\boxed{\\five}$"),
             ("5", "\\let\\boxed\\fbox $\\boxed{5}$"),
-            ("5", "\\newcommand{\\ans}{7} $\\boxed{5}$"),
+            ("5", "\\newcommand{\\ans}{5} $\\boxed{\\ans}$"),
+            ("5", "\\catcode`\\5=13 $\\boxed{5}$"),
         ],
     ),
 }

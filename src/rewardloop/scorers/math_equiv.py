@@ -211,6 +211,11 @@ def judge(
             )
             return verdict
         answers, verdict.rule, verdict.reason = converted, "unit_conversion", f"{mismatch}: converted"
+    echoed = _echoed(answers, golds, prompt) if prompt is not None else ""
+    if echoed:
+        verdict.value, verdict.stage, verdict.rule = 0.0, "structured", "echoed_question"
+        verdict.reason = f"the answer restates the question's expression {echoed[:80]!r}"
+        return verdict
     if prompt is not None and any("=" in a for a in answers):
         answers = [_asked_quantity(a, prompt, golds) for a in answers]
     if len(answers) == 1 and _exact(answers[0], golds):
@@ -228,7 +233,9 @@ def judge(
     clock.lap("normalize")
     # a decimal gold is met at the precision it states only when it may be a rounded value: without a question,
     # or when the question asks for rounding; "Write 3/2 as a decimal" makes 1.5 exact (1.46 is not 3/2)
-    compared = gold_norm if prompt is None or _asks_rounding(prompt) else [_exact_decimal(g) for g in gold_norm]
+    compared = (
+        gold_norm if prompt is None or _asks_rounding(prompt) else [_exact_decimal(g) for g in gold_norm]
+    )
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
         ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases)
@@ -236,6 +243,29 @@ def judge(
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+_PROMPT_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+
+
+_PLAIN_NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$")
+
+
+def _echoed(answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
+    """The answer when it is a whole formula of the question restated (``\\boxed{\\int_0^1 2x\\,dx}`` for "Compute
+    $\\int_0^1 2x\\,dx$", ``\\frac{6}{8}`` for "Write $\\frac{6}{8}$ in lowest terms"): nothing was computed, even
+    when its value is the gold's. A plain integer or decimal, or the gold itself, is never an echo; "" when none
+    is."""
+    text = _prompt_text(prompt)[-4000:]
+    if "$" not in text and "\\(" not in text and "\\[" not in text:
+        return ""
+    formulas = {normalize(next(g for g in m.groups() if g)) for m in _PROMPT_MATH.finditer(text)}
+    gold_norm = {normalize(g) for g in golds}
+    for a in answers:
+        norm = normalize(a)
+        if norm in formulas and norm not in gold_norm and not _PLAIN_NUMBER.match(norm):
+            return a
+    return ""
 
 
 _ROUNDING = re.compile(
@@ -275,16 +305,24 @@ _LAYOUT_MACROS = frozenset(("arraystretch", "arraycolsep", "tabcolsep", "baselin
 
 
 def _redefined_macro(response: str) -> str:
-    """The command a response (re)defines with ``\\renewcommand``, ``\\newcommand``, ``\\def``, ``\\let`` or
-    ``\\catcode`` ("" when none): ``\\renewcommand{\\boxed}[1]{\\fbox{7}}`` makes ``\\boxed{5}`` show 7, and a
-    new command's meaning is not read either. Layout lengths (``\\arraystretch``) are not counted."""
+    """The command a response (re)defines with ``\\renewcommand``, ``\\newcommand``, ``\\def`` or ``\\let`` and
+    then uses, or ``\\catcode`` ("" when none): ``\\renewcommand{\\boxed}[1]{\\fbox{7}}`` makes ``\\boxed{5}`` show
+    7, and a new command's meaning is not read either. Layout lengths (``\\arraystretch``) and macros never used
+    are not counted."""
     if "\\" not in response or not any(
         w in response for w in ("command", "def", "let", "catcode", "environment")
     ):
         return ""
     for m in _REDEFINE.finditer(response):
         name = next(g for g in m.groups() if g)
-        if name not in _LAYOUT_MACROS:
+        if name in ("catcode", "DeclareRobustCommand", "renewenvironment"):
+            return name
+        if name in _LAYOUT_MACROS:
+            continue
+        # a macro defined and never used changes nothing ("\\newcommand{\\ans}{5} \\boxed{5}"); one used
+        # anywhere else (in a box, in another definition) is a command the grader cannot read
+        uses = len(re.findall(rf"\\{name}(?![A-Za-z])", response))
+        if uses > 1:
             return name
     return ""
 
