@@ -233,9 +233,9 @@ def judge(
     clock.lap("normalize")
     # a decimal gold is met at the precision it states only when it may be a rounded value: without a question,
     # or when the question asks for rounding; "Write 3/2 as a decimal" makes 1.5 exact (1.46 is not 3/2)
-    compared = (
-        gold_norm if prompt is None or _asks_rounding(prompt) else [_exact_decimal(g) for g in gold_norm]
-    )
+    compared = gold_norm
+    if prompt is not None and any(_places(g) is not None for g in gold_norm) and not _asks_rounding(prompt):
+        compared = [_exact_decimal(g) for g in gold_norm]
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
         ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases)
@@ -256,16 +256,25 @@ def _echoed(answers: Sequence[str], golds: Sequence[str], prompt: object) -> str
     $\\int_0^1 2x\\,dx$", ``\\frac{6}{8}`` for "Write $\\frac{6}{8}$ in lowest terms"): nothing was computed, even
     when its value is the gold's. A plain integer or decimal, or the gold itself, is never an echo; "" when none
     is."""
-    text = _prompt_text(prompt)[-4000:]
-    if "$" not in text and "\\(" not in text and "\\[" not in text:
+    norms = [(a, normalize(a)) for a in answers]
+    norms = [(a, n) for a, n in norms if n and not _PLAIN_NUMBER.match(n)]
+    if not norms:
+        return ""  # the common case: a number
+    formulas = _prompt_formulas(_prompt_text(prompt)[-4000:])
+    if not formulas:
         return ""
-    formulas = {normalize(next(g for g in m.groups() if g)) for m in _PROMPT_MATH.finditer(text)}
     gold_norm = {normalize(g) for g in golds}
-    for a in answers:
-        norm = normalize(a)
-        if norm in formulas and norm not in gold_norm and not _PLAIN_NUMBER.match(norm):
+    for a, norm in norms:
+        if norm in formulas and norm not in gold_norm:
             return a
     return ""
+
+
+@functools.lru_cache(maxsize=256)  # a GRPO group shares its prompt
+def _prompt_formulas(text: str) -> frozenset[str]:
+    if "$" not in text and "\\(" not in text and "\\[" not in text:
+        return frozenset()
+    return frozenset(normalize(next(g for g in m.groups() if g)) for m in _PROMPT_MATH.finditer(text))
 
 
 _ROUNDING = re.compile(
@@ -279,7 +288,12 @@ _ROUNDING = re.compile(
 def _asks_rounding(prompt: object) -> bool:
     """Whether the question asks for a rounded or approximate value ("to the nearest tenth", "round",
     "two decimal places", "significant figures", "approximately", "精确到", "保留" ...)."""
-    return bool(_ROUNDING.search(_prompt_text(prompt)[-4000:]))
+    return _rounding_words(_prompt_text(prompt)[-4000:])
+
+
+@functools.lru_cache(maxsize=256)  # a GRPO group shares its prompt
+def _rounding_words(text: str) -> bool:
+    return bool(_ROUNDING.search(text))
 
 
 def _exact_decimal(gold_norm: str) -> str:
