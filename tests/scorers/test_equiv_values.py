@@ -361,6 +361,39 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
             ("x^2+2x+1", "\\boxed{(x+1)^2}", "Expand $(x+1)^2$."),
         ],
     ),
+    # two different values that each round to a rounded gold are two answers (a hedge), not one
+    "tolerance_hedge": (
+        [
+            ("0.33", "$\\boxed{0.333}$ and $\\boxed{\\frac13}$", "Round to two decimal places."),
+            ("0.75", "Answer: $\\frac34$ or $0.75$"),
+            ("0.33", "$\\boxed{0.33}$", "Give the probability to two decimal places."),
+        ],
+        [
+            ("0.33", "$\\boxed{0.326}$ or $\\boxed{0.334}$", "Give the probability to two decimal places."),
+            ("0.33", "The answer is 0.326 or 0.334.", "Give the probability to two decimal places."),
+            ("0.33", "$\\boxed{0.33 \\pm 0.004}$", "Give the probability to two decimal places."),
+            ("1.5", "$\\boxed{1.46}$ or $\\boxed{1.54}$"),
+            ("3.1", "$\\boxed{3.06}$ or $\\boxed{3.14}$", "Round your answer to one decimal place."),
+        ],
+    ),
+    # degrees inside a trigonometric function, \\lg, a root's index before a bare radicand
+    "function_notation": (
+        [
+            ("\\frac{1}{2}", "\\boxed{\\sin 30^\\circ}"),
+            ("\\frac{1}{2}", "\\boxed{\\cos 60^\\circ}"),
+            ("2", "\\boxed{\\lg 100}"),
+            ("2", "\\boxed{\\sqrt[3]8}"),
+        ],
+        [
+            ("\\frac{1}{2}", "\\boxed{\\cos 30^\\circ}"),
+            ("\\frac{1}{2}", "\\boxed{\\sin 30}"),
+            ("\\frac{1}{2}", "\\boxed{\\sin 60^\\circ}"),
+            ("2", "\\boxed{\\lg 1000}"),
+            ("2", "\\boxed{\\ln 100}"),
+            ("2", "\\boxed{\\sqrt[3]9}"),
+            ("2", "\\boxed{\\sqrt[2]8}"),
+        ],
+    ),
     # a response that redefines a command is not read as written
     "redefined_macro": (
         [
@@ -390,7 +423,9 @@ def test_equivalent_forms_score_1(name: str, rule: str) -> None:
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_near_misses_score_0(name: str, rule: str) -> None:
-    wrong = [row for row in TABLES[name][1] if _value(row, rule) != 0.0]
+    # under "last" only the last box counts by definition: a hedge across boxes is not one there
+    rows = [r for r in TABLES[name][1] if not (rule == "last" and r[1].count("\\boxed") > 1)]
+    wrong = [row for row in rows if _value(row, rule) != 0.0]
     assert not wrong, wrong
 
 

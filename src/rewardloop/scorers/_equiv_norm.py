@@ -51,7 +51,7 @@ _REPLACE = (
     ("\u2264", "\\le"), ("\u2265", "\\ge"), ("\\leqslant", "\\le"), ("\\geqslant", "\\ge"),
     ("\\leq", "\\le"), ("\\geq", "\\ge"), ("\\neq", "\\ne"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\lbrack", "["),
     ("\\rbrack", "]"), ("\\langle", "("), ("\\rangle", ")"), ("\u27e8", "("), ("\u27e9", ")"), ("\\lvert", "|"), ("\\rvert", "|"), ("\\vert", "|"), ("\\emptyset", "\\varnothing"),
-    ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"),
+    ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"), ("\\lg ", "\\log_{10} "), ("\\lg(", "\\log_{10}("),
     ("\u222a", "\\cup"), ("\u2229", "\\cap"), ("\u2208", "\\in"), ("\u2260", "\\ne"), ("\u00b1", "\\pm"),
     ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
     ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"),
@@ -90,7 +90,10 @@ _OR_AND = re.compile(
     r"|\\(?:text|mbox)\{\s*(?:or|and)\s*\}"
 )
 _LEADING_UNIT_WORD = re.compile(r"^(?:\\\$|\$|USD\s*)")
-_SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
+_SQRT_BARE = re.compile(r"\\sqrt\s*(\[[^\[\]{}]*\])?\s*([0-9a-zA-Z])")
+_TRIG_DEGREES = re.compile(
+    r"\\(sin|cos|tan|cot|sec|csc)\s*\(?\s*(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree)\s*\)?"
+)
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
 _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 # "\\frac{\\sqrt3}2": a braced numerator (one level of nesting) and a bare one-character denominator
@@ -164,6 +167,8 @@ def _normalize(text: str) -> str:
     for old, new in _REPLACE:
         s = s.replace(old, new)
     s = _INF.sub(r"\\infty", s)
+    if "\\circ" in s or "\u00b0" in s:  # "\\sin 30^\\circ" is sin(pi/6): degrees inside a trig function
+        s = _TRIG_DEGREES.sub(lambda m: f"\\{m.group(1)}(\\frac{{{m.group(2)}\\pi}}{{180}})", s)
     if "\\pi" not in s or not _DEGREES.search(s):  # "\\frac{\\pi}{6}^\\circ" is no radian measure: kept
         s = _DEGREES.sub("", s)
     s = _magnitude(s)
@@ -178,7 +183,7 @@ def _normalize(text: str) -> str:
     s = s.replace("\\ ", " ").replace("~", " ")
     s = _or_and(s)
     s = _GROUP_SEP.sub("", s)
-    s = _SQRT_BARE.sub(r"\\sqrt{\1}", s)
+    s = _SQRT_BARE.sub(lambda m: f"\\sqrt{m.group(1) or ''}{{{m.group(2)}}}", s)
     s = _FRAC_BARE.sub(r"\\frac{\1}{\2}", s)
     s = _FRAC_HALF_BARE.sub(r"\\frac{\1}", s)
     s = _FRAC_DEN_BARE.sub(r"\\frac\1{\2}", s)

@@ -242,7 +242,7 @@ def judge(
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
-    return _combine(verdict, results, stages, len(answers))
+    return _combine(verdict, results, stages, len(answers), pred_norm)
 
 
 _PROMPT_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
@@ -680,7 +680,36 @@ def _hundredths(node: Node) -> Node:
     return Node("number", f"({value})", value=value)
 
 
-def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
+def _distinct_numbers(items: Sequence[Node]) -> bool:
+    """Whether some two items are constants of different values (``1.46`` and ``1.54``, ``0.33 \\pm 0.004``):
+    one value written two ways (``\\frac34`` and ``0.75``), or a decimal and the value it rounds
+    (``\\frac13`` and ``0.333``), is not."""
+    values: list[tuple[Fraction | float, Fraction | None]] = []
+    for k in items:
+        if k.kind == "number" and k.value is not None:
+            values.append((Fraction(k.value), _unit(k.text)))
+        elif k.kind == "expr":
+            x = float_value(k.text)
+            if x is not None:
+                values.append((x, None))
+    for i, (a, ua) in enumerate(values):
+        for b, ub in values[i + 1 :]:
+            gap = abs(Fraction(a) - Fraction(b))
+            if gap <= Fraction(1, 10**12) * max(1, abs(Fraction(a))):
+                continue
+            if any(u is not None and gap * 2 <= u for u in (ua, ub)):
+                continue  # a decimal and what it rounds
+            return True
+    return False
+
+
+def _combine(
+    verdict: Verdict, results: list[bool | None], stages: list[str], n: int, values: Sequence[str] = ()
+) -> Verdict:
+    if n > 1 and all(r is True for r in results) and _distinct_numbers([parse_structure(v) for v in values]):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
+        verdict.reason = f"{n} final answers of different values, each within the gold's rounding"
+        return verdict
     if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
         verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
         verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
@@ -723,7 +752,10 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equal(*single, rel_tol, leaf)
     if p.kind == "list" and g.kind in ("number", "expr") and len(p.items) > 1:
         # "\\frac34 or 0.75" for the single value 3/4: one value written several ways, as separate boxes of
-        # equal values are; any item that is not the gold makes it a hedge, which scores 0
+        # equal values are; any item that is not the gold makes it a hedge, which scores 0; so do two numbers
+        # of different values that each round to a rounded gold ("0.326 or 0.334" for 0.33)
+        if _distinct_numbers(p.items):
+            return False
         return all(_equal(g, item, rel_tol, leaf) for item in p.items)
     if g.kind == "ineq" or p.kind == "ineq":
         return _equal_ineq(g, p, rel_tol, leaf)
