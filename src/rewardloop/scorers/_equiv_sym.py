@@ -7,9 +7,15 @@ grammar of ``latex2sympy2_extended``, with size and blow-up guards), plain text 
 Equality of two expressions:
 
 * constants: exactly equal; decimals are read as the exact rationals they write, and ``a - b`` must vanish
-  to :data:`ZERO_DIGITS` significant digits (sympy's adaptive evaluation finds a nonzero difference at full
-  precision however small it is: ``e^{-100}`` is not 0, ``2^{64}`` is not ``2^{64}-1``). A tolerance is
-  used only when the caller passes one (the gold is a rounded decimal);
+  to :data:`ZERO_DIGITS` significant digits, or to twice the digits of the largest integer or integer power
+  in it plus 50 (at most :data:`MAX_ZERO_DIGITS`: ``\\sqrt[1000]{2^{1000}+1}`` is not 2) (sympy's adaptive
+  evaluation finds a nonzero difference at full precision however small it is: ``e^{-100}`` is not 0,
+  ``2^{64}`` is not ``2^{64}-1``). A tolerance is used only when the caller passes one (the gold is a rounded
+  decimal);
+* a symbol that cancels is none (``5 + 0 \\cdot k`` is 5: both sides are expanded when their symbols differ);
+* definite integrals, sums, products, limits and derivatives are replaced by the value ``doit()`` finds; one
+  that stays unevaluated, or is infinite, is no value (None). So are texts latex2sympy would misread as one:
+  ``\\Pi``, a prime after a number, ``\\approx``/``\\sim``/``\\equiv``..., ``\\circ``;
 * with free symbols: both sides must use the same symbols and be exactly equal at :data:`POINTS` rational
   points (:data:`STEP_POINTS` when floor, ceiling, abs, mod, max/min or piecewise appear), drawn from a
   hash of the two expressions: negative, positive and integer values, so ``\\ln x`` is not ``\\ln|x|``
