@@ -383,6 +383,8 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
             ("\\frac{1}{2}", "\\boxed{\\cos 60^\\circ}"),
             ("2", "\\boxed{\\lg 100}"),
             ("2", "\\boxed{\\sqrt[3]8}"),
+            ("1", "\\boxed{7 \\bmod 3}"),
+            ("12", "\\boxed{\\operatorname{lcm}(4,6)}"),
         ],
         [
             ("\\frac{1}{2}", "\\boxed{\\cos 30^\\circ}"),
@@ -392,6 +394,9 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
             ("2", "\\boxed{\\ln 100}"),
             ("2", "\\boxed{\\sqrt[3]9}"),
             ("2", "\\boxed{\\sqrt[2]8}"),
+            ("2", "\\boxed{7 \\bmod 3}"),
+            ("24", "\\boxed{\\operatorname{lcm}(4,6)}"),
+            ("12", "\\boxed{\\operatorname{lcm}(4,5)}"),
         ],
     ),
     # a response that redefines a command is not read as written
