@@ -702,7 +702,8 @@ def _distinct_numbers(items: Sequence[Node]) -> bool:
     for i, (a, ua) in enumerate(values):
         for b, ub in values[i + 1 :]:
             gap = abs(Fraction(a) - Fraction(b))
-            if gap <= Fraction(1, 10**12) * max(1, abs(Fraction(a))):
+            scale: Fraction = max(Fraction(1), abs(Fraction(a)))
+            if gap <= Fraction(1, 10**12) * scale:
                 continue
             if any(u is not None and gap * 2 <= u for u in (ua, ub)):
                 continue  # a decimal and what it rounds
