@@ -249,7 +249,7 @@ _STRUCK_GROUP = re.compile(r"\\(?:[bx]?cancel|sout|st|xout)\s*(?=\{)")
 def _blank_comments(text: str) -> str:
     """Blank HTML comments, comment environments, TeX ``%`` comments that hold an answer (never "50%", "50 %" or
     "\\%"), and struck-out text that holds an answer. Each pattern runs only when its opener is present."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     if "<!--" in text or "\\begin{comment" in text:
         spans.extend((m.start(), m.end()) for m in _COMMENTS.finditer(text))
     if "~~" in text or "<" in text:
@@ -333,7 +333,7 @@ def _definitions(text: str) -> str:
     """Blank macro definitions whose name is never used again (they render nothing); refuse the others."""
     if _PRIMITIVE.search(text):
         raise _Refused("tex_redefinition")
-    spans = []
+    spans: list[tuple[int, int]] = []
     closers: dict[int, int] | None = None
     for m in _DEFINING.finditer(text):
         name = _DEF_NAME.match(text, m.end())
@@ -350,9 +350,11 @@ def _definitions(text: str) -> str:
             spec = _DOC_SPEC.match(text, pos)
             pos = spec.end() if spec else pos
         elif m.group("cmd").endswith("def"):
-            pos = _DEF_DELIMITED.match(text, pos).end()
+            delimited = _DEF_DELIMITED.match(text, pos)  # matches the empty string at least
+            pos = delimited.end() if delimited else pos
         else:
-            pos = _DEF_PARAMS.match(text, pos).end()
+            params = _DEF_PARAMS.match(text, pos)
+            pos = params.end() if params else pos
         while pos < len(text) and text[pos].isspace():
             pos += 1
         if pos >= len(text) or text[pos] != "{":
@@ -473,7 +475,7 @@ def _blank_phantoms(text: str) -> str:
     if not _PHANTOM.search(text):
         return text
     closers: dict[int, int] | None = None
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in _PHANTOM.finditer(text):
         pos = m.end()
         if pos < len(text) and text[pos] == "{":
@@ -533,7 +535,7 @@ def _tex_colour(model: str | None, spec: str) -> tuple[float, float, float] | No
             return _numbers(spec, 3, 1.0 if model == "rgb" else 255.0)  # type: ignore[return-value]
         if model == "gray":
             g = _numbers(spec, 1, 1.0)
-            return (g[0],) * 3 if g else None  # type: ignore[return-value]
+            return (g[0],) * 3 if g else None
         return None
     # xcolor expressions: "red", "red!30", "red!30!black", "#fff" (MathJax)
     if spec.startswith("#"):
@@ -609,7 +611,7 @@ _DISPLAY_OK = frozenset(("inline", "block", "inline-block", "flex", "inline-flex
 
 
 def _html(text: str) -> str:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in _TAG.finditer(text):
         name = m.group(2).lower()
         if name not in _HTML_TAGS:
@@ -696,7 +698,7 @@ _URLISH = re.compile(r"^(?:<.*>|#.*|[a-z][a-z0-9+.-]*://.*|/.*|\./.*|www\..*|mai
 
 
 def _markdown(text: str) -> str:
-    spans = []
+    spans: list[tuple[int, int]] = []
     if "](" in text:
         if "![" in text:
             spans.extend((m.start(), m.end()) for m in _MD_IMAGE.finditer(text))
