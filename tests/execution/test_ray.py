@@ -219,15 +219,19 @@ def test_math_verify_in_a_ray_actor_gives_correct_verdicts(rr):
 
 @pytest.mark.ray
 def test_an_actor_killed_mid_batch_loses_no_sample(rr, ray_cluster, tmp_path):
-    path = tmp_path / "calls"
-    scorer = _ray_tasks.WhereScorer(path)
-    samples = [sample(f"k{i}", metadata={"sleep": 0.25}) for i in range(24)]
+    path, gate = tmp_path / "calls", tmp_path / "gate"
+    scorer = _ray_tasks.GateScorer(path, gate)
+    samples = [sample(f"k{i}") for i in range(24)]
     restarts = rr.restarts
+    victim = rr.actors[0]
+    victim_pid = ray_cluster.get(victim.ready.remote())
 
     async def main():
         task = asyncio.ensure_future(rr.run(scorer, samples))
-        await asyncio.sleep(0.6)  # both actors are busy with their chunks
-        ray_cluster.kill(rr.actors[0], no_restart=True)
+        # the victim holds a chunk once one of its samples started; every sample waits at the gate until then
+        await asyncio.to_thread(_ray_tasks.wait_for_start, path, victim_pid)
+        ray_cluster.kill(victim, no_restart=True)
+        gate.touch()
         return await task
 
     batch = asyncio.run(main())
@@ -344,32 +348,31 @@ def test_closed_runner_rejects_work(ray_cluster):
 
 
 @pytest.mark.ray
-def test_streamed_samples_of_a_killed_actor_are_resubmitted(rr, ray_cluster):
-    scorer = _ray_tasks.WhereScorer(os.devnull)
+def test_streamed_samples_of_a_killed_actor_are_resubmitted(rr, ray_cluster, tmp_path):
+    path, gate = tmp_path / "calls", tmp_path / "gate"
+    scorer = _ray_tasks.GateScorer(path, gate)
     restarts = rr.restarts
+    victim = rr.actors[1]
+    victim_pid = ray_cluster.get(victim.ready.remote())
 
     async def main():
-        tasks = [
-            asyncio.ensure_future(rr.submit(scorer, sample(f"t{i}", metadata={"sleep": 0.4})))
-            for i in range(8)
-        ]
-        # kill actor 1 once it holds work (polling, not a fixed sleep: the machine may be loaded)
-        for _ in range(200):
-            if rr.actor_pool.slots[1].load > 0:
-                break
-            await asyncio.sleep(0.05)
-        ray_cluster.kill(rr.actors[1], no_restart=True)
+        tasks = [asyncio.ensure_future(rr.submit(scorer, sample(f"t{i}"))) for i in range(8)]
+        # kill actor 1 once it holds work: one of its samples started, and waits at the gate with the rest
+        await asyncio.to_thread(_ray_tasks.wait_for_start, path, victim_pid)
+        ray_cluster.kill(victim, no_restart=True)
+        gate.touch()
         return await asyncio.gather(*tasks)
 
     scores = asyncio.run(main())
     assert all(s.ok and s.value == 1.0 for s in scores)
     assert any(s.info.get("resubmitted") == 1 for s in scores) and rr.restarts == restarts + 1
+    assert len(rr.actors) == 2 and victim not in rr.actors
 
 
 @pytest.mark.ray
 def test_a_scorer_an_actor_dropped_is_sent_again(rr):
     scorer = _ray_tasks.OkScorer()
-    token, _, _ = rr.scorer_box(scorer)
+    token, _ = rr.scorer_box(scorer)
     for slot in rr.actor_pool.slots:  # pretend every actor already holds it: the driver leaves it out
         slot.known.add(token)
     assert rr.run_sync(scorer, [sample(f"d{i}") for i in range(4)]).values == (1.0,) * 4
