@@ -84,6 +84,22 @@ class KillActorScorer(Scorer):
         return Score(1.0, info={"actor_pid": os.getpid()})
 
 
+class AskedScorer(Scorer):
+    """Inline; its ``quick()`` appends "<pid> <response>" to ``path`` and decides nothing; scores 1.0."""
+
+    name = "asked"
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def quick(self, sample: Sample) -> Score | None:
+        _append(self.path, f"{os.getpid()} {sample.response}")
+        return None
+
+    def score(self, sample: Sample) -> Score:
+        return Score(1.0)
+
+
 class OkScorer(Scorer):
     """Inline, always 1.0."""
 

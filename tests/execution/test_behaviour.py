@@ -250,8 +250,8 @@ def test_other_failures_are_never_retried(ex):
 
 
 def test_identical_samples_are_scored_once(ex, tmp_path):
-    if ex.mode in ("inline", "async") and not ex.ray:  # on Ray every sample travels: a key is cheaper
-        pytest.skip("cheap inline scorers are not de-duplicated locally by design (hashing costs as much)")
+    if ex.mode in ("inline", "async"):
+        pytest.skip("cheap inline scorers are not de-duplicated by design (hashing costs as much)")
     log = str(tmp_path / "calls")
     scorer = B.ValueScorer(ex.mode, log=log)
     samples = [Sample("same", metadata={"value": 1.0})] * 3 + [Sample("other", metadata={"value": 0.0})]

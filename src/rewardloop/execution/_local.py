@@ -254,8 +254,6 @@ class LocalExecutor:
     process scorer, or lent with ``pool=``, then not closed here), under one :class:`Attempts`; groups scored one
     call per group, streamed members gathered in this process."""
 
-    keys_inline = False  # an inline sample costs about what its key does: not de-duplicated here
-
     def __init__(self, config: RunnerConfig, limiter: Limiter | None = None, pool: Any = None) -> None:
         self.config = config
         self.limiter: Limiter = limiter if limiter is not None else RateLimiter(config.rpm, config.tpm)

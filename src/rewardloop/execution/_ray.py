@@ -82,8 +82,6 @@ class RayExecutor:
     over the cluster's nodes. The actors start when the executor is built (that blocks until they answer).
     """
 
-    keys_inline = True  # every sample travels to an actor: a key is cheaper than the trip
-
     def __init__(
         self,
         config: RunnerConfig,
@@ -119,7 +117,8 @@ class RayExecutor:
 
     @staticmethod
     def driver_quick(plan: Plan) -> bool:
-        """Every ``quick()`` runs in the driver: a settled sample never travels."""
+        """Every ``quick()`` runs in the driver: a settled sample never travels, and the actors do not ask again
+        (see :meth:`ScoringActor.run_chunk`)."""
         return True
 
     async def execute(self, batch: Any, todo: list[int]) -> None:
@@ -133,7 +132,7 @@ class RayExecutor:
         score, deaths = await pool.call_resending(
             pool.pick_slot, "submit", {token: box}, token, sample, cost=estimate_cost(plan.scorer, sample)
         )
-        if deaths and not isinstance(score, str):
+        if deaths:
             score = Score(score.value, score.status, score.metrics, {**score.info, "resubmitted": deaths})
         return ctx.done(score, float(score.info.get("exec_s", 0.0) or 0.0))
 

@@ -190,14 +190,19 @@ class ScoringActor:
         return out
 
     async def run_chunk(
-        self, boxes: dict[str, list[Any] | None], tokens: list[str], samples: list[Sample]
+        self,
+        boxes: dict[str, list[Any] | None],
+        tokens: list[str],
+        samples: list[Sample],
+        asked_quick: bool = False,
     ) -> tuple[list[Score], list[float], int] | str:
-        """Score a chunk; returns (scores, exec_s per sample, retries)."""
+        """Score a chunk; returns (scores, exec_s per sample, retries). ``asked_quick``: the driver already
+        asked every sample's ``quick()`` (these are the undecided ones), so the runner does not ask again."""
         scorers = await self._resolve(boxes)
         if scorers is None:
             return NEED_SCORERS
         per_sample: Any = [scorers[t] for t in tokens] if len(scorers) > 1 else scorers[tokens[0]]
-        batch = await self._runner.run(per_sample, samples)
+        batch = await self._runner.run(per_sample, samples, ask_quick=not asked_quick)
         return list(batch), list(batch.exec_s), int(batch.stats.get("retries", 0))
 
     async def submit(self, boxes: dict[str, list[Any] | None], token: str, sample: Sample) -> Score | str:
@@ -291,7 +296,9 @@ class ActorPool:
             self.limiter_handle = limiter_cls.remote(cfg.rpm, cfg.tpm)
         # the actors' own runners: no second de-duplication or cache, no slow-sample log (the driver's scheduler
         # does all three), never raise
-        self._actor_config = cfg.replace(dedup=False, cache_size=0, on_error=0.0, slow_sample_s=None).as_dict()
+        self._actor_config = cfg.replace(
+            dedup=False, cache_size=0, on_error=0.0, slow_sample_s=None
+        ).as_dict()
         self.slots = [Slot(i, self.new_actor(i)) for i in range(self.num_actors)]
         refs = [slot.handle.ready.remote() for slot in self.slots]
         try:

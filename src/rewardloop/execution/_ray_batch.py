@@ -129,7 +129,7 @@ class Lanes:
         pool.add_load(slot, chunk.cost)
         try:
             scores, exec_times, retries = await pool.call(
-                slot, "run_chunk", boxes, tokens, [self.batch.samples[i] for i in idxs]
+                slot, "run_chunk", boxes, tokens, [self.batch.samples[i] for i in idxs], True
             )
         except pool.death as exc:
             # the slot gets its fresh actor first, so no lane sends this work to the dead one again

@@ -42,7 +42,7 @@ the cache, whole-share dispatch (group scorers, composites), statuses, stats and
 leaders of a batch are scored is the executor's job (``executor=``): :class:`~._local.LocalExecutor` (the default:
 the event loop, threads, a worker pool; ``limiter=`` and ``pool=`` configure it) or
 :class:`~._ray.RayExecutor` (Ray actors, each running a local runner; :class:`~._ray.RayRunner` is this class over
-it). An executor has ``driver_quick(plan)``, ``keys_inline``, ``await execute(batch, todo)``,
+it). An executor has ``driver_quick(plan)``, ``await execute(batch, todo)``,
 ``await submit(plan, sample, ctx) -> Done``, ``await run_groups(runner, scorer, samples, on_done)``,
 ``await submit_group(runner, scorer, sample)``, ``refuse_gathering(reason)``, ``pool_stats()``,
 ``after_fork()`` and ``close()``.
@@ -130,6 +130,7 @@ class Runner(RunnerFacade):
         samples: Iterable[Sample],
         *,
         on_done: Callable[[int], None] | None = None,
+        ask_quick: bool = True,
     ) -> ScoreBatch:
         """Score ``samples``; the result is in input order.
 
@@ -137,6 +138,8 @@ class Runner(RunnerFacade):
         with :func:`~rewardloop.as_scorer`), or a list with one :class:`Scorer` per sample (mixed
         batches, e.g. routed by task). ``on_done(i)`` is called in the event loop as sample ``i``
         finishes (progress bars). Per-sample failures are statuses, unless ``on_error="raise"``.
+        ``ask_quick=False``: the caller already asked every sample's ``quick()`` (a Ray driver, which sends
+        only the undecided ones), so it is not asked again.
         """
         t0 = time.perf_counter()
         self._check_usable()
@@ -145,7 +148,8 @@ class Runner(RunnerFacade):
         plans: dict[int, Plan] = {}
         for sc in scorers:
             if id(sc) not in plans:
-                plans[id(sc)] = self.plan(sc)
+                plan = self.plan(sc)
+                plans[id(sc)] = plan if ask_quick else dataclasses.replace(plan, quick=False)
         whole = await run_whole(self, scorers, samples, on_done)  # composite / group scorers: whole shares
         if whole is not None:
             return whole
@@ -237,9 +241,9 @@ class Runner(RunnerFacade):
         de-duplicated or cached)."""
         cfg = self.config
         plan = make_plan(scorer, execution=cfg.execution, timeout_s=cfg.timeout_s)
-        # an inline scorer is cheap by contract: hashing a sample costs about what scoring it does, so only a
-        # result cache (which spans batches) keys it, unless the executor ships samples away (Ray)
-        keyed = (cfg.dedup and (plan.mode != "inline" or self.executor.keys_inline)) or self.cache.enabled
+        # an inline scorer is cheap by contract: hashing a sample costs about what scoring it does (and more than
+        # shipping it to a Ray actor), so only a result cache (which spans batches) keys it
+        keyed = (cfg.dedup and plan.mode != "inline") or self.cache.enabled
         return dataclasses.replace(plan, fingerprint=scorer_fingerprint(scorer)) if keyed else plan
 
     def _stream_plan(self, scorer: Scorer) -> Plan:
