@@ -137,6 +137,9 @@ def section_ray(rows: list[dict[str, Any]], rounds: int, actors: tuple[int, ...]
             "ray_time_over_local_per_round": [
                 round(b / a, 3) for a, b in zip(runs["local"], runs["ray2"], strict=True)
             ],
+            "median_of_round_ratios": round(
+                statistics.median(b / a for a, b in zip(runs["local"], runs["ray2"], strict=True)), 3
+            ),
             "local_runs_s": [round(x, 4) for x in runs["local"]],
             "ray_runs_s": [round(x, 4) for x in runs["ray2"]],
         }  # fmt: skip

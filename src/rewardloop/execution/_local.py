@@ -54,7 +54,7 @@ __all__ = ["Attempts", "LocalExecutor"]
 
 _log = logging.getLogger(__name__)
 
-_HANDOFF_S = 0.002  # see LocalBatch._handoff_s
+_HANDOFF_S = 0.002  # see _handoff_s
 _HANDOFF_HUGE_S = 0.02
 
 

@@ -44,6 +44,7 @@ __all__ = ["ascore_one", "failure_score", "score_one"]
 _CONFIG = RunnerConfig(retries=0, dedup=False, cache_size=0, slow_sample_s=None)
 _lock = threading.Lock()
 _attempts: dict[int, tuple[WorkerPool | None, Attempts]] = {}
+_plans: dict[tuple[int, float | None], Plan] = {}
 _bridge: SyncBridge | None = None
 _pid = os.getpid()  # a forked child starts afresh: the parent's loop thread and slots are not its own
 
@@ -81,7 +82,18 @@ async def ascore_one(
 
 
 def _plan(scorer: Scorer, timeout: float | None) -> Plan:
-    return make_plan(scorer, timeout_s=timeout)
+    """:func:`make_plan`, remembered for the last few (scorer, timeout) pairs: the verl facade calls this once
+    per sample (the entry holds the scorer, so its id cannot be reused while remembered)."""
+    key = (id(scorer), timeout)
+    entry = _plans.get(key)
+    if entry is not None and entry.scorer is scorer:
+        return entry
+    plan = make_plan(scorer, timeout_s=timeout)
+    with _lock:
+        if len(_plans) >= 64:
+            _plans.clear()
+        _plans[key] = plan
+    return plan
 
 
 def _run_without_loop(coro: Any) -> Score:
