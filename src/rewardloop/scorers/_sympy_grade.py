@@ -562,7 +562,7 @@ def _tame_node(node: Any) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _factorial_like() -> tuple[type, ...]:
+def _factorial_like() -> tuple[type[Any], ...]:
     import sympy
 
     return (
