@@ -160,10 +160,11 @@ def make_plan(scorer: Scorer, *, execution: str | None = None, timeout_s: float 
     a fingerprint where it de-duplicates). Configuration errors raise, naming what is allowed."""
     if not isinstance(scorer, Scorer):
         raise TypeError(f"expected a Scorer, got {type(scorer).__name__}; wrap functions with as_scorer()")
+    mode: str
     if is_async_scorer(scorer):
         mode = "async"
     else:
-        mode = execution or getattr(scorer, "execution", "inline")
+        mode = str(execution or getattr(scorer, "execution", "inline"))
         if mode not in EXECUTIONS:
             raise ConfigError(f"{scorer!r} has execution={mode!r}; allowed: {', '.join(EXECUTIONS)}")
     timeout = timeout_s if timeout_s is not None else getattr(scorer, "timeout_s", None)

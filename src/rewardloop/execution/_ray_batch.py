@@ -68,7 +68,8 @@ class Lanes:
         batch.extra.update(actors=self.executor.num_actors, chunks=len(chunks), resubmitted=self.resubmitted)
 
     def _n_chunks(self, n: int) -> int:
-        return max(1, min(n, max(1, self.pool.live) * _CHUNKS_PER_ACTOR))
+        live: int = self.pool.live
+        return max(1, min(n, max(1, live) * _CHUNKS_PER_ACTOR))
 
     def _costs(self, idxs: list[int]) -> list[float]:
         batch = self.batch

@@ -35,6 +35,7 @@ from ._attempt import Budget, Context, Plan, failure_score, make_plan
 from ._config import RunnerConfig
 from ._limits import RateLimiter
 from ._local import Attempts
+from ._report import Done
 from ._sync import SyncBridge
 from ._workers import WorkerPool, default_pool
 
@@ -101,7 +102,8 @@ def _run_without_loop(coro: Any) -> Score:
     try:
         coro.send(None)
     except StopIteration as stop:
-        return stop.value.score
+        done: Done = stop.value
+        return done.score
     except Exception as exc:  # pragma: no cover - Attempts.score never raises for a sample
         return failure_score(exc)
     coro.close()  # pragma: no cover - an inline attempt has nothing to wait for
