@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import ScoringError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
-from ._report import Done, batch_stats, finish_batch
+from ._report import Done, report
 
 __all__ = ["run_whole", "submit_whole", "wants_whole_batch"]
 
@@ -86,12 +86,11 @@ async def run_whole(
                 batch.queue_s[j] if batch.queue_s else 0.0,
                 batch.exec_s[j] if batch.exec_s else 0.0,
             )
-    stats = batch_stats(
-        [d.score.status for d in rows],
-        latencies=[d.queue_s + d.exec_s for d in rows],
-        exec_times=[d.exec_s for d in rows],
-        wall_s=time.perf_counter() - t0,
+    return report(
+        rows,
+        samples,
+        t0=t0,
         unique=sum(int(b.stats.get("unique", len(b))) for _, b in parts),
         retries=sum(int(b.stats.get("retries", 0) or 0) for _, b in parts),
+        on_error=runner.config.on_error,
     )
-    return finish_batch(rows, samples, stats, runner.config.on_error)
