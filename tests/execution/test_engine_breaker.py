@@ -800,3 +800,38 @@ def test_group_returning_wrong_count_fails_only_that_group() -> None:
     with _fast_runner() as r:
         b = r.run_sync(WrongCountGroup(), [S("a", uid="bad"), S("b", uid="ok"), S("c", uid="bad")])
     assert [s.status for s in b] == [Status.SCORER_ERROR, Status.OK, Status.SCORER_ERROR]
+
+
+@pytest.mark.ray
+def test_ray_actor_killing_inline_sample_costs_only_itself(ray_runner: Any) -> None:
+    """Ray: an inline scorer that kills its actor (os._exit) ends `crashed` after three deaths; the actor is
+    replaced and no other sample is lost or duplicated."""
+    samples = [S("exit" if i == 3 else f"r{i}", metadata={"i": i}) for i in range(12)]
+    b = ray_runner.run_sync(Behave("inline"), samples)
+    assert len(b) == 12
+    assert [s.status for s in b] == [Status.CRASHED if i == 3 else Status.OK for i in range(12)]
+    assert [s.value for i, s in enumerate(b) if i != 3] == [0.5] * 11
+
+
+@pytest.mark.ray
+def test_ray_thread_hang_and_unpicklable_sample(ray_runner: Any) -> None:
+    """Ray: a thread-mode sample past its deadline is `timeout`; a sample that does not pickle ends
+    `invalid_input` alone."""
+    import threading
+
+    b = ray_runner.run_sync(Behave("thread"), [S("hang"), S("ok")])
+    assert [s.status for s in b] == [Status.TIMEOUT, Status.OK]
+    assert b.exec_s[0] <= DEADLINE * 3 + 1.0
+    c = ray_runner.run_sync(Behave(), [S("ok", metadata={"lock": threading.Lock()}), S("x")])
+    assert [s.status for s in c] == [Status.INVALID_INPUT, Status.OK]
+
+
+@pytest.mark.ray
+def test_ray_on_error_and_retries_match_local(ray_runner: Any, tmp_path: Path) -> None:
+    """Ray: on_error fills and infra retries behave as locally (info['retries'] = retries)."""
+    with _fast_runner(retries=3) as r:
+        loc = r.run_sync(Behave("thread"), [S("infra"), S("raise"), S("ok")])
+    rb = ray_runner.run_sync(Behave("thread"), [S("infra"), S("raise"), S("ok")])
+    assert [s.status for s in rb] == [s.status for s in loc]
+    assert rb[0].info.get("retries") == loc[0].info.get("retries") == 3
+    assert rb.rewards() == loc.rewards() == [0.0, 0.0, 1.0]
