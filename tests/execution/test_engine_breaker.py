@@ -606,11 +606,6 @@ def test_unpicklable_sample_in_process_mode_fails_only_itself() -> None:
 # --------------------------------------------------------------------------- 11. __main__ functions in processes
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="breaker: a module-level function of __main__ fails every sample in process mode with scorer_error"
-    " \"Can't get attribute 'my_reward' on <module '__main__' (built-in)>\" (not shipped by value)",
-)
 def test_function_defined_in_main_runs_in_process_mode(tmp_path: Path) -> None:
     """A custom function defined in __main__ works with process execution (execution='process')."""
     script = tmp_path / "main_fn.py"
@@ -761,11 +756,6 @@ def huge_int_reward(sample: Sample) -> Any:
     return 10**400
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="breaker: a finite numpy reward (np.float32(0.5), np.int64(1)) is reported scorer_error "
-    "'returned float32 ...; expected a number' instead of ok",
-)
 @pytest.mark.parametrize("fn", [np_float32_reward, np_int64_reward])
 def test_numpy_scalar_rewards_are_numbers(fn: Any) -> None:
     """Rewards: a scorer returns a number (the status table: scorer_error only for something that is not a
@@ -849,11 +839,6 @@ def test_a_list_sharing_one_group_scorer_instance_keeps_groups_whole() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="breaker: a per-sample scorer list with equal but distinct group-scorer instances scores each member "
-    "of one uid as a group of one (values 1.0, 1.0 instead of 2.0, 2.0), silently",
-)
 def test_equal_group_scorer_instances_in_a_list_keep_groups_whole() -> None:
     """Groups stay whole on every path: a list with one Scorer per sample where each member's scorer is an equal
     (same class and attributes, the identity dedup and the cache use) but distinct instance."""
@@ -877,11 +862,6 @@ def test_a_batch_holding_part_of_a_declared_group_times_out_not_scored_as_partia
     assert "2 of 3" in b[0].info["error"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="breaker: streamed members of one uid submitted with equal but distinct group-scorer instances never "
-    "meet in the gatherer; all wait gather_timeout_s and end timeout",
-)
 def test_streamed_members_with_equal_scorer_instances_meet() -> None:
     """Streaming: members arriving in separate calls meet in the gatherer (a caller that builds its scorer per
     request, equal by class and attributes, is the same scorer to dedup and the cache)."""

@@ -42,6 +42,7 @@ from ..errors import ScoringError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._attempt import Budget, Context, batch_scores, estimate_tokens, failure_score, ran_for
+from ._cache import scorer_identity
 from ._report import Done, report
 
 # the runner these functions serve (a Runner: plan, attempts, submit_group); typed loosely so this module,
@@ -261,8 +262,8 @@ class GroupGatherer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending: dict[tuple[int, Any], _Pending] = {}
-        self._expired: OrderedDict[tuple[int, Any], float] = OrderedDict()
+        self._pending: dict[tuple[str, Any], _Pending] = {}
+        self._expired: OrderedDict[tuple[str, Any], float] = OrderedDict()
         self._refusal: str | None = None
 
     def refuse(self, reason: str) -> None:
@@ -280,7 +281,7 @@ class GroupGatherer:
         size = _group_size(scorer, sample)
         if isinstance(size, Score):
             return size
-        key = (id(scorer), sample.uid)
+        key = (scorer_identity(scorer), sample.uid)  # equal instances gather together
         now = time.monotonic()
         with self._lock:
             if key in self._expired:
@@ -313,7 +314,7 @@ class GroupGatherer:
             # completed meanwhile: the group is being scored under its own deadline
             return await asyncio.wrap_future(future)
 
-    def _expire(self, key: tuple[int, Any], pending: _Pending, scorer: GroupScorer) -> None:
+    def _expire(self, key: tuple[str, Any], pending: _Pending, scorer: GroupScorer) -> None:
         """Fail every waiting member of an incomplete group with ``timeout`` (once; racing completions win)."""
         with self._lock:
             if self._pending.get(key) is not pending:
