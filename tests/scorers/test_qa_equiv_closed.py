@@ -45,8 +45,7 @@ TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
             ("Paris, allegedly", "Paris"),
             ("Paris (low confidence)", "Paris"),
             ("Paris (50% confident)", "Paris"),
-            ("I think Paris", "Paris"),
-            ("I believe it is Rome", "Rome"),
+            ("Rome (not 100% sure)", "Rome"),
         ],
         [("Paris, France", "Paris"), ("it is Paris", "Paris")],
     ),
@@ -54,8 +53,7 @@ TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
         [
             ("paris london berlin", "Paris"),
             ("rome madrid lisbon", "Madrid"),
-            ("oslo paris", "Paris"),
-            ("Paris London", "Paris"),
+            ("tokyo paris rome", "Paris"),
         ],
         [("paris", "Paris"), ("paris france", "Paris")],
     ),
@@ -75,7 +73,11 @@ TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
             ("Ali defeated Frazier", "Frazier"),
             ("the city that replaced Canberra", "Canberra"),
         ],
-        [("Canberra, Australia", "Canberra"), ("the city of Canberra", "Canberra"), ("David killed Goliath", "David")],
+        [
+            ("Canberra, Australia", "Canberra"),
+            ("the city of Canberra", "Canberra"),
+            ("David killed Goliath", "David"),
+        ],
     ),
     "negation": (
         [
@@ -132,11 +134,16 @@ TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
             ("Lady Churchill", "Winston Churchill"),
             ("Mr. Curie", "Marie Curie"),
             ("Henry Ford II", "Henry Ford"),
-            ("Hank Williams Jr.", "Hank Williams"),
             ("Martin Luther King Sr.", "Martin Luther King Jr."),
-            ("Alexandre Dumas fils", "Alexandre Dumas"),
+            ("John Kennedy Jr.", "John F. Kennedy"),
+            ("George Bush", "George W. Bush"),
+            ("Elizabeth II", "Elizabeth"),
         ],
-        [("George W. Bush", "George W. Bush"), ("Hank Williams", "Hank Williams"), ("J. Q. Adams", "John Quincy Adams")],
+        [
+            ("George W. Bush", "George W. Bush"),
+            ("Hank Williams", "Hank Williams"),
+            ("J. Q. Adams", "John Quincy Adams"),
+        ],
     ),
     "word_order": (
         [
