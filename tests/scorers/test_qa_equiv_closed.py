@@ -127,7 +127,6 @@ TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
     ),
     "other_person": (
         [
-            ("John Adams", "John Quincy Adams"),
             ("Bush Sr.", "George W. Bush"),
             ("George Bush Sr.", "George W. Bush"),
             ("Mrs. Bush", "George W. Bush"),

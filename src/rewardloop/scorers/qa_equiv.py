@@ -1153,7 +1153,7 @@ def _closed_guard(
             )
         ):
             reason = "bound"  # "by 1945", "up to 5", "5 dozen", "half of 5", "5 or more"
-        elif terse and not numeric and _relation(t, start, asked):
+        elif terse and not numeric and _relation(t, start):
             reason = "relation"
         elif terse and not numeric and after and after[0] in _TIME_AFTER and after[0] not in asked:
             reason = "relation"  # "Canberra until 2020"
@@ -1165,12 +1165,12 @@ def _closed_guard(
     return reasons[0] if reasons else None
 
 
-def _relation(t: Sequence[str], start: int, asked: set[str]) -> bool:
+def _relation(t: Sequence[str], start: int) -> bool:
     """A relation word right before the gold, or before ``of`` / ``from`` / ``to`` right before it."""
     k = start - 1
     if k >= 0 and t[k] in ("of", "from", "to", "that", "who", "which"):
         k -= 1
-    if k >= 0 and t[k] in _RELATION_BEFORE and t[k] not in asked:
+    if k >= 0 and t[k] in _RELATION_BEFORE:  # even when the question says it: "the father of Cronus"
         return True
     return start >= 2 and t[start - 1] == "from" and any(is_number(x) for x in t[:start])  # "200 km from X"
 
@@ -1259,7 +1259,9 @@ def _gold_span(pred: Form, gold: str) -> bool:
     if not segments:
         return False
     if len(segments) > 1 and p == segments[0].tokens:
-        return True
+        rest = _SEGMENTS.split(gold)[1:]
+        # "red" for "red, yellow and blue" (a list), "December 14" for "December 14, 1972" (a date): not a qualifier
+        return not any(_LIST_WORDS.search(r) or (r.strip() and r.strip().isdigit()) for r in rest)
     seg = segments[0]
     s, cased = seg.tokens, seg.cased
     k = len(p)
@@ -1269,9 +1271,16 @@ def _gold_span(pred: Form, gold: str) -> bool:
         if s[i : i + k] != p:
             continue
         prefix, suffix = s[:i], s[i + k :]
+        if any(t in _NEGATIONS for t in prefix):
+            return False  # "Sundays" for "except Sundays"
         lead_ok = (
             not prefix
-            or (prefix[-1] in _LEADS and not (prefix[-1] == "of" and i >= 2 and prefix[-2] in _TITLES))
+            or (
+                prefix[-1] in _LEADS
+                and not (
+                    prefix[-1] == "of" and i >= 2 and (prefix[-2] in _TITLES or cased[i - 2][:1].isupper())
+                )
+            )  # "Man" for "Isle of Man", "England" for "Bank of England": the name's own head
             or (all(t[:1].islower() for t in cased[:i]) and pred.cased[0][:1].isupper())
         )
         trail_ok = (
@@ -1282,6 +1291,9 @@ def _gold_span(pred: Form, gold: str) -> bool:
         if lead_ok and trail_ok and (prefix or suffix):
             return any(t not in _GENERIC_TOKENS for t in p)
     return False
+
+
+_LIST_WORDS = re.compile(r"\band\b|&|\bor\b", re.I)
 
 
 def _cuts_compound(p: Sequence[str], gold: str) -> bool:
@@ -1566,7 +1578,13 @@ def _raw_refusal(answer: str, golds: Sequence[str]) -> str | None:
     dated = [g for g in golds if _HAS_DIGIT.search(g)]
     if dated and _ERA.search(answer) and not any(era == bool(_BC.search(g)) for g in dated):
         return "era"  # "1945 BC" is not 1945, "44 AD" not 44 BC
+    plain = squad(answer)
     for g in golds:
+        titled = _HONORIFIC_LEAD.match(g)
+        rest = g[titled.end() :].strip() if titled else ""
+        short = rest and len(rest.split()) == 1 and (len(rest) <= 2 or rest.lower() in FUNCTION_WORDS)
+        if short and plain == squad(rest):
+            return "title_drop"  # "No" for "Dr. No", "T" for "Mr. T": the title is part of the name
         for m in _NAME_ROMAN.finditer(g):
             if re.search(rf"(?i)\b{re.escape(m.group(1))}\s+\d", answer):
                 return "symbol"  # "Malcolm 10" for "Malcolm X": a letter of a name, not a numeral
@@ -1584,6 +1602,14 @@ def decide(
     key = tuple(golds)
     gold_set = _golds(key)
     if not gold_set.any_words:
+        # a gold made only of articles ("A" for vitamin A, the band "The The"): the answer must spell it out, in
+        # the gold's case ("the" is no answer to "The")
+        bare = " ".join(re.sub(r"[^\w\s]", " ", answer).split())
+        if _raw_refusal(answer, golds) is not None:
+            bare = ""  # "A+" for "A"
+        for gold in golds:
+            if bare and bare == " ".join(re.sub(r"[^\w\s]", " ", gold).split()):
+                return Verdict(1.0, "exact", gold)
         return Verdict(0.0, "empty_gold")
     plain = squad(answer)
     if not plain:
@@ -1629,6 +1655,10 @@ def decide(
         if rule is not None:
             if rule == "date" and _date_conflict(pred, [f for _, f in forms]):
                 return Verdict(0.0, "date_conflict", gold)
+            if rule == "surname" and _HONORIFIC_LEAD.match(answer):
+                return Verdict(
+                    None, "titled_surname", gold
+                )  # "Mrs. Bush" for "George W. Bush": maybe his wife
             return Verdict(1.0, rule, gold, sorted(pred.changed | form.changed))
     if _same_items(answer, [g for g, _ in forms if _LIST_SPLIT.search(g)]):
         return Verdict(1.0, "same_items")
@@ -1725,6 +1755,10 @@ class QAEquivScorer(Scorer):
         opened, closed = count_answer_tags(response)
         question = _question(sample)
         refused = _tag_hack(response, sample) if self.strict_tags and tagged is not None else None
+        if refused is None and self.strict_tags and _OTHER_CASE_TAG.search(response):
+            refused = (
+                "tag_case"  # "<ANSWER>London</ANSWER>Paris": an answer block the extraction does not see
+            )
         if refused is not None:
             verdict = Verdict(0.0, refused)
         else:
@@ -1823,6 +1857,9 @@ def _answer_blocks(text: str) -> list[tuple[int, int]]:
         blocks.append((body, end))
         start = text.find("<answer>", end + len("</answer>"))
     return blocks
+
+
+_OTHER_CASE_TAG = re.compile(r"<\s*/?\s*(?!answer\s*>)(?i:answer)\s*>")
 
 
 def _tag_hack(response: str, sample: Sample) -> str | None:
