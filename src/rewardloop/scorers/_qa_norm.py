@@ -729,7 +729,7 @@ def _read_number(tokens: list[str], i: int) -> tuple[Decimal, int]:
         elif word in _SCALES and seen:
             scale = _SCALES[word]
             if scale == 100:
-                current = (current or 1) * 100
+                current = (current or Decimal(1)) * 100
             else:
                 total += (current or 1) * scale
                 current = Decimal(0)

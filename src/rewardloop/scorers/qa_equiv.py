@@ -1712,8 +1712,8 @@ def _conjuncts(gold: str) -> tuple[Form, ...]:
 class QAEquivScorer(Scorer):
     """Short-answer QA equivalence beyond exact match: canonical forms, guarded containment, optional judge."""
 
-    name: ClassVar[str] = "qa_equiv"  # type: ignore[misc]
-    execution: ClassVar[str] = "inline"  # type: ignore[misc,assignment]
+    name: ClassVar[str] = "qa_equiv"
+    execution: ClassVar[str] = "inline"  # type: ignore[assignment]
     returns_dict: ClassVar[bool] = False
 
     def __init__(
