@@ -1608,7 +1608,7 @@ def decide(
         if _raw_refusal(answer, golds) is not None:
             bare = ""  # "A+" for "A"
         for gold in golds:
-            if bare and bare == " ".join(re.sub(r"[^\w\s]", " ", gold).split()):
+            if bare and gold != gold.lower() and bare == " ".join(re.sub(r"[^\w\s]", " ", gold).split()):
                 return Verdict(1.0, "exact", gold)
         return Verdict(0.0, "empty_gold")
     plain = squad(answer)
