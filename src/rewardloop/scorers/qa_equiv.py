@@ -22,7 +22,7 @@ form changed, :mod:`._qa_norm`):
    words, ordinals, dates in any common format, units and magnitudes, roman numerals, honorifics, plurals,
    articles, accents).
 3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
-   ``2018``), ``word_order`` (``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
+   ``2018``), ``same_items`` (list items of a list gold in any order: ``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
    ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname`` (``Ford``, only when the question
    asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
    ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
