@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -630,11 +631,25 @@ def test_function_defined_in_main_runs_in_process_mode(tmp_path: Path) -> None:
     assert "['ok', 'ok'] [3.0, 2.0]" in out.stdout, out.stdout + out.stderr[-2000:]
 
 
-def test_lambda_in_process_mode_fails_clearly_and_alone() -> None:
-    """Bad input gets a clear error: a lambda cannot be sent to a worker; each sample says so
-    (importable module-level functions), and no hang or batch crash."""
+def test_lambda_in_process_mode_travels_by_value() -> None:
+    """A plain function the Runner wraps reaches worker processes as a custom function does: a lambda (no worker
+    can import it) goes by value."""
     with _fast_runner(execution="process") as r:
         b = r.run_sync(as_scorer(lambda s: 2.0), [S("a"), S("b")])
+    assert [(s.status, s.value) for s in b] == [(Status.OK, 2.0)] * 2
+
+
+def test_a_function_that_cannot_travel_fails_clearly_and_alone() -> None:
+    """Bad input gets a clear error: a function holding a lock pickles neither by reference nor by value; each
+    sample says so, and no hang or batch crash."""
+    lock = threading.Lock()
+
+    def holds_a_lock(s: Sample) -> float:
+        with lock:
+            return 2.0
+
+    with _fast_runner(execution="process") as r:
+        b = r.run_sync(as_scorer(holds_a_lock), [S("a"), S("b")])
     assert [s.status for s in b] == [Status.SCORER_ERROR] * 2
     assert "module-level" in b[0].info["error"], b[0].info
 
