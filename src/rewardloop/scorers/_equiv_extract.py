@@ -40,9 +40,12 @@ __all__ = [
     "PromptFacts",
     "Selection",
     "answer_region",
+    "asked_name",
+    "box_in_context",
     "concluding_value",
     "extract_answers",
     "is_placeholder",
+    "names_other_quantity",
     "prompt_facts",
     "prompt_options",
     "prompt_templates",
@@ -58,7 +61,7 @@ MAX_PHRASE_ANSWER = 300
 #: how a response's boxes become its final answer(s): see :func:`select_final`
 FINAL_ANSWER_RULES = ("final", "wrong", "last")
 
-_BOX_START = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
+_BOX_START = re.compile(r"\\(?:boxed|fbox|framebox)(?![A-Za-z])")
 _TAG_OPEN = re.compile(r"<answer>", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</answer>", re.IGNORECASE)
 # anchors for responses without a box; the last match wins
@@ -129,6 +132,7 @@ def extract_answers(response: str) -> Extraction:
         text = _hide_invisible(text)
     boxes = _all_boxes(text, stop_at_unclosed=True)
     if boxes:
+        boxes = [(box_in_context(text, span, a), span) for a, span in boxes]
         # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": the tags are answers (all of them:
         # "<answer>\\boxed{3}</answer><answer>4</answer>" is a hedge)
         # tags are the answers, and so is every box outside them and outside a <reasoning> block ("\\boxed{7}.
@@ -153,6 +157,7 @@ def extract_answers(response: str) -> Extraction:
             if _states_value(answer) and not _BOX_START.search(answer) and not _inside_box(span, boxes):
                 found.append((answer, span, denied))
         found.sort(key=lambda f: f[1][0])
+        found += _second_values(text, found[-1])
         answers, spans, negated = zip(*found, strict=True)
         return Extraction(answers, "boxed", spans, text, thinking, _retracted(text, spans, negated))
     tags = _tags(text, 0)
@@ -162,6 +167,7 @@ def extract_answers(response: str) -> Extraction:
     if phrases:
         # the last phrase, and every earlier one that states a value ("Answer: 7 ... Answer: 5")
         kept = [f for f in phrases[:-1] if _states_value(f[0])] + [phrases[-1]]
+        kept += _second_values(text, kept[-1])
         answers, spans, negated = zip(*kept, strict=True)
         return Extraction(answers, "phrase", spans, text, thinking, _retracted(text, spans, negated))
     return Extraction((), "none", (), text, thinking)
@@ -181,17 +187,20 @@ def _inside_box(span: tuple[int, int], boxes: list[tuple[str, tuple[int, int]]])
 
 _MAY_HIDE = re.compile(
     r"<!--|\\iffalse|\\iftrue|\\begin\{comment\}|phantom|\\(?:text)?color|%[^\n]*\\(?:boxed|fbox)|display\s*:\s*none"
-    r"|cancel|\\sout|\\st\b|~~|<(?:del|s|strike)>"
+    r"|cancel|\\sout|\\st\b|~~|<(?:del|s|strike)>|visibility|(?<![-\w])color\s*:|opacity|font-size|\]:"
 )
 _HIDDEN = re.compile(
     r"<!--.*?(?:-->|\Z)"  # an HTML comment (unclosed: to the end)
     r"|\\iffalse(?![A-Za-z]).*?(?:\\fi(?![A-Za-z])|\Z)"  # TeX's conditional that is never true
     r"|\\begin\{comment\}.*?(?:\\end\{comment\}|\Z)"
-    r"|<(\w+)[^<>]*display\s*:\s*none[^<>]*>.*?(?:</\1\s*>|\Z)"  # an HTML element that is not displayed
+    # an HTML element that is not displayed, or drawn in white, transparent or at size zero
+    r"|<(\w+)[^<>]*(?:display\s*:\s*none|visibility\s*:\s*hidden|(?<![-\w])color\s*:\s*(?:white|transparent|#f{3}(?:f{3})?\b)"
+    r"|opacity\s*:\s*0(?![.\d])|font-size\s*:\s*0(?![.\d]))[^<>]*>.*?(?:</\1\s*>|\Z)"
+    r"|^[ ]{0,3}\[[^\]\n]{1,60}\]:[ \t]*(?:#|<>|<?https?://|/)[^\n]*"  # a Markdown link reference definition ("[//]: # (...)"): never shown
     r"|<(del|s|strike)>.*?(?:</\2\s*>|\Z)"  # struck out: taken back
     r"|~~(?=\S)(?:(?!~~).){1,2000}?~~"
     r"|(?<![\\\d])(?<!\d\s)%[^\n]*",  # a TeX comment to the end of the line (never "50%", "50 %" or "\\%")
-    re.DOTALL | re.IGNORECASE,
+    re.DOTALL | re.IGNORECASE | re.MULTILINE,
 )
 # invisible ink: "\\phantom{\\boxed{5}}" (space of the size of the box, nothing shown), white on white
 _INVISIBLE_GROUP = re.compile(
@@ -266,8 +275,9 @@ _DENIAL = (
 )
 # right after an answer: "\\boxed{5} (wrong)", "\\boxed{5} is wrong", "$\\boxed{5}$ is not the answer", "\\boxed{5} ✗"
 _DENIED_AFTER = re.compile(
-    r"(?:[\s$.,{~^_]|\\\]|\\\)|\\(?:footnote|text|textsuperscript|textsubscript|mbox|quad|qquad)\b){0,12}"
-    rf"(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)|(?:{_DENIAL}|nope)\b"
+    r"(?:[\s$.,{~^_|:*\u2014\u2013]|\\\]|\\\)|\\(?:footnote|text|textsuperscript|textsubscript|mbox|quad|qquad)\b){0,12}"
+    rf"(?:\((?:[^()]{{0,30}}\b)?(?:{_DENIAL}|not|no|nope)\b[^()]{{0,30}}\)|(?:{_DENIAL}|nope|fails?|failed)\b"
+    r"|(?<=\|)\s*(?:no|false|x)\s*(?:\||$)"  # a table cell that says no
     r"|\\(?:xmark|crossmark|ding\{55\}|times\s*$)"
     rf"|(?:is|was|seems|looks|would\s+be|es|est|ist|era|war|\u00e9|\u00e8)\s+(?:{_DENIAL}|not\s+(?:correct|right|the|a|an|valid|true))"
     # a counterfactual: "\\boxed{5} would be right if x were positive", "would have been correct had ..."
@@ -309,9 +319,44 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
 def _box_denied(text: str, span: tuple[int, int]) -> bool:
     return (
         bool(_DENIED_AFTER.match(text, span[1]))
+        or bool(_DENYING_REASON.match(text, span[1]))
         or bool(_DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0]))
         or bool(_EXAMPLE_BEFORE.search(text, max(0, span[0] - 120), span[0]))
+        or bool(_SUPPOSED_BEFORE.search(text, max(0, span[0] - 120), span[0]))
+        or bool(_DISOWNED_BEFORE.search(text, max(0, span[0] - 80), span[0]))
     )
+
+
+# the reason given right after an answer takes it back: ", which is wrong", " because I guessed", ", since I gave up"
+_DENYING_REASON = re.compile(
+    r"[\s$)*]*[,;]?\s*(?:which|since|because|as|but)\b[^.;\n]{0,60}?"
+    rf"\b(?:{_DENIAL}|not\s+(?:the\s+(?:final\s+)?answer|correct|right)|gave\s+up|give\s+up|guess(?:ed|ing)?|"
+    r"random(?:ly)?|unable\s+to|(?:could|can)\s*(?:not|n't)\s+(?:solve|do|figure|find|compute|verify|finish|work\s+it)|"
+    r"no\s+idea|not\s+sure)\b",
+    re.IGNORECASE,
+)
+# the box is a case the response assumes or tests, not what it asserts: "Suppose $x = \\boxed{5}$", "Try \\boxed{5}",
+# "If the answer were \\boxed{5}", "Had the equation been ..., the answer would be \\boxed{5}"
+_SUPPOSED_BEFORE = re.compile(
+    r"(?:\b(?:suppose|supposing|assume|assuming|let(?:'s|\s+us)\s+(?:test|try|guess|check|assume|suppose)|"
+    r"(?<!I\s)(?<!we\s)try(?:ing)?|test(?:ing)?|guess(?:ing)?|hypothetically)"
+    r"(?:\s+(?:for\s+(?:the\s+sake\s+of\s+)?(?:contradiction|argument)|that|first)){0,2}\s*,?\s*"
+    r"(?:\$\s*|\\\(\s*)?(?:(?:[A-Za-z]|the\s+(?:final\s+)?answer|it)\s*(?:=|\s(?:is|were|was|equals|to\s+be|be))\s*)?"
+    r"|\bif\s+(?:\$?[^$.\n]{1,30}?\$?\s+)?(?:were|had\s+been)\s*"
+    r"|\b(?:had|were|variant|instead\s+of)\b[^.\n]{0,80}\bwould\s+(?:be|have\s+been)\s*)"
+    r"(?:\$|\\\(|\\\[)?\s*$",
+    re.IGNORECASE,
+)
+# a label before the value that disowns it: "Incorrect answer: \\boxed{5}", "Distractor: 5", "The answer key says 5"
+_DISOWNED_BEFORE = re.compile(
+    r"(?:\b(?:incorrect|wrong|rejected|false|bad|mistaken|erroneous|not\s+the|common(?:\s+(?:wrong|mistaken))?|"
+    r"distractor|decoy|trap)\s+(?:answer|option|choice|result)s?\s*(?:is|was|would\s+be)?\s*:?"
+    r"|\b(?:distractor|decoy)\s*:"
+    r"|\b(?:answer\s+key|textbook|book|reference|grader|teacher|key)(?:'s)?\s+(?:says|gives|claims|states|lists|has|"
+    r"answer\s+is|answer\s*:)[^.\n]{0,20}?)"
+    r"[\s*_]*(?:\$|\\\(|\\\[)?\s*$",
+    re.IGNORECASE,
+)
 
 
 # a box given as an example of the format, or for another problem, in the same sentence before it: "For
@@ -560,6 +605,9 @@ class _LocalClosers:
         return None
 
 
+_FRAME_ARGS = re.compile(r"(?:\[[^\[\]{}\n]{0,20}\]){1,2}")
+
+
 def _box_body(text: str, j: int, closers: _LocalClosers | dict[int, int]) -> tuple[str | None, int]:
     if text.startswith("{", j):  # the common "\\boxed{...}"
         close = closers.get(j)
@@ -570,6 +618,11 @@ def _box_body(text: str, j: int, closers: _LocalClosers | dict[int, int]) -> tup
     if k < len(text) and text[k] == "{":
         close = closers.get(k)
         return (None, k) if close is None else (text[k + 1 : close], close + 1)
+    if k < len(text) and text[k] == "[" and text.startswith("\\framebox", j - 9):
+        m = _FRAME_ARGS.match(text, k)  # "\\framebox[2cm][c]{5}": width and position first
+        if m is not None and text.startswith("{", m.end()):
+            close = closers.get(m.end())
+            return (None, m.end()) if close is None else (text[m.end() + 1 : close], close + 1)
     if k > j:  # "\boxed 5": up to the next $ or end of line
         end = k
         while end < len(text) and text[end] not in "$\n":
@@ -688,7 +741,13 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
         return None
     at = rest.find(answer)
     end = last.end() + (at + len(answer) if at >= 0 else len(rest))
-    denied = bool(_DENIED_AFTER.match(text, end)) or bool(_DENIED_REMARK.search(answer))
+    denied = (
+        bool(_DENIED_AFTER.match(text, end))
+        or bool(_DENIED_REMARK.search(answer))
+        or bool(_DENYING_REASON.search(answer))
+        or bool(_DENYING_REASON.match(text, end))
+        or bool(_DISOWNED_BEFORE.search(text, max(0, last.start() - 60), last.start() + _label_len(last)))
+    )
     if not answer.isascii():
         answer = _CJK_TAIL.sub("", answer) or answer  # "答えは 12 です": the words after the value
     if answer.endswith(")"):
@@ -699,6 +758,13 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
         one = _one_value(answer)  # "Answer: Verna received $7.00 in change." states 7.00
         answer = one if one is not None else answer
     return (answer, (last.start(), end), denied) if answer else None
+
+
+def _label_len(m: re.Match[str]) -> int:
+    """How much of an answer phrase is its label ("answer" of "Incorrect answer: "): 0 for other phrases."""
+    g = m.group()
+    k = g.lower().find("answer")
+    return 0 if k < 0 else k + len("answer") + len(g[k + 6 :]) - len(g[k + 6 :].lstrip(" *:"))
 
 
 # a remark in brackets at the end of a phrase's answer that denies it: "5 (wrong)", "5 (not really)"
@@ -1084,3 +1150,307 @@ def prompt_facts(prompt: object) -> PromptFacts | None:
     text = text[-MAX_RESPONSE_CHARS:]
     numbers = frozenset(n.replace(",", "") for n in _PROMPT_NUMBER.findall(text))
     return PromptFacts(numbers, re.sub(r"\s+", "", text))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a box's place in its formula: the box is the answer only when nothing binds it
+
+#: how far around a box its formula is looked at
+CONTEXT_CHARS = 160
+_MATH_DELIMS = re.compile(r"(?<!\\)\$\$?|\\[()\[\]]")
+# before a box, what leaves it whole: the start of the formula, "=", ":", ",", an opening bracket, an
+# alignment mark, an arrow that starts a conclusion; after it, the end of the formula or of the sentence
+_FREE_BEFORE = re.compile(
+    r"(?:^|(?<!\\not)(?<!\\not\s)=|:|,|;|\(|\[|&|\\\\|\\(?:quad|qquad|Rightarrow|implies|Longrightarrow|therefore|iff|displaystyle|"
+    r"textstyle|left\(|left\[|bigl?\(|Bigl?\()|\\(?:color|textcolor)\s*\{[^{}]{0,20}\})\s*$"
+)
+_FREE_AFTER = re.compile(
+    r"^(?:$|[.,;:?)\]}&=]|\\\\|\\(?:quad|qquad|text|mathrm|textrm|mbox|rm|textbf|,|;|!|\s|Rightarrow|implies|"
+    r"right[).\]]|bigr?\)|Bigr?\)|end\b|hspace|qed|blacksquare|square|Box)(?![a-z]))"
+)
+# presentation that wraps a box without changing its value: "\\textcolor{red}{\\boxed{5}}", "{\\boxed{5}}"
+_WRAPPER_OPEN = re.compile(
+    r"(?:^|[\s=:,(\[&$]|\\(?:text|textcolor|color|colorbox)\s*\{[^{}]{0,20}\}|\\(?:mathbf|textbf|bm|boldsymbol|"
+    r"underline|fbox|framebox|mbox|displaystyle|large|Large|huge|mathbold|bf|color))\s*\{\s*$"
+)
+_TEXT_BEFORE = re.compile(r"\\(?:text|mathrm|textrm|mbox|textbf|textit)\s*\{([^{}]{0,40})\}\s*$")
+_PERCENT_AFTER = re.compile(r"^\s*(?:\\%|%)")
+_DEGREE_AFTER = re.compile(r"^\s*(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree(?![A-Za-z]))")
+_MAGNITUDE_AFTER = re.compile(
+    r"^\s*(?:\$\s*|\\\)\s*)?(?:\\text\s*\{\s*)?(thousand|million|billion|trillion|lakh|crore)s?\b",
+    re.IGNORECASE,
+)
+# where a clause of a formula starts or ends (the answer of an embedded box is its clause)
+_CLAUSE_BREAK = re.compile(
+    r"\\(?:implies|Rightarrow|Longrightarrow|quad|qquad|therefore|iff)(?![A-Za-z])|[,;&]|\\\\"
+)
+_COLOR_PRESENTATION = re.compile(r"\\color\s*\{\s*([^{}]*)\}|\\textcolor\s*\{\s*([^{}]*)\}")
+_SINGLE_CELL = re.compile(
+    r"^\\begin\{(matrix|smallmatrix|array|aligned|gathered|split|gather\*?|align\*?)\}(?:\{[^{}]*\})?"
+    r"((?:(?!\\\\|&|\\begin).)*)\\end\{\1\}$",
+    re.DOTALL,
+)
+
+
+def _math_bounds(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The bounds of the formula (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) holding
+    ``text[start:end]``, looked for within :data:`CONTEXT_CHARS` on each side; None when it is in prose."""
+    lo = max(0, start - CONTEXT_CHARS)
+    para = text.rfind("\n\n", lo, start)
+    lo = para + 2 if para >= 0 else lo
+    opened, depth_dollar = -1, False
+    for m in _MATH_DELIMS.finditer(text, lo, start):
+        d = m.group()
+        if d in ("\\(", "\\["):
+            opened = m.end()
+        elif d in ("\\)", "\\]"):
+            opened = -1
+        else:
+            depth_dollar = not depth_dollar
+            opened = m.end() if depth_dollar else -1
+    if opened < 0:
+        return None
+    close = _MATH_DELIMS.search(text, end, min(len(text), end + CONTEXT_CHARS))
+    if close is None or (depth_dollar and "\n" in text[opened:start]):
+        return None  # no closer: a currency sign ("sold for $2.00. \\boxed{2}"), not a formula
+    return opened, close.start()
+
+
+def box_in_context(text: str, span: tuple[int, int], content: str) -> str:
+    """The answer a box states, read in its formula (``"$x = -\\boxed{5}$"`` states ``x = -{5}``).
+
+    A box is the answer as it stands when nothing binds it: before it, the start of the formula, ``=``,
+    ``:``, a comma or an opening bracket; after it, the end of the formula or of the sentence, a unit in
+    ``\\text``, punctuation. A percent sign, a degree sign or a magnitude word right after it belongs to it
+    (``\\boxed{50}\\%`` is 50%, ``\\boxed{5} thousand`` is 5 thousand). Anything else that binds it (a sign,
+    a factor, a fraction bar, a root, an exponent, a relation other than ``=``, words such as ``\\text{Not }``)
+    makes the answer the clause of the formula the box is part of, with the box's braces kept as a group:
+    that clause is what is compared, so ``x = \\boxed{5}\\sqrt{2}`` answers ``5\\sqrt{2}`` and never 5.
+    """
+    content = _present(content)
+    if is_placeholder(content):
+        return content  # "-7 + \\boxed{\\phantom{2}}": the blank of an exercise, not an answer
+    start, end = span
+    bounds = _math_bounds(text, start, end)
+    if bounds is None:  # in prose: only what is glued to the box binds it
+        lo = max(0, start - 40)
+        before = text[lo:start]
+        after = text[end : end + 40]
+        glued_before = bool(
+            re.search(r"(?:[\d^_/]|[-+]\s?|\\(?:cdot|times|pm|mp|sqrt|frac\{[^{}]*\})\s*)$", before)
+        )
+        glued_after = bool(
+            re.match(r"^(?:\d|\^|_|\\(?:sqrt|pi|cdot|times)(?![A-Za-z])|[+/]\s?\S|-\s?\d)", after)
+        )
+        if not glued_before and not glued_after:
+            return _with_suffix(content, after)
+        a = max(_last_break(before), 0)
+        b = re.search(r"(?:[.;,](?:\s|$)|\n|$)", after)
+        return before[a:].strip() + "{" + content + "}" + after[: b.start() if b else len(after)].rstrip()
+    lo, hi = bounds
+    before, after = text[lo:start], text[end:hi]
+    b_strip = re.sub(r"(?:\s|\\[,;:! ]|~)+$", "", before)
+    a_strip = re.sub(r"^(?:\s|\\[,;:! ]|~)+", "", after)
+    free_before = bool(_FREE_BEFORE.search(b_strip)) or bool(_WRAPPER_OPEN.search(b_strip))
+    label = _TEXT_BEFORE.search(b_strip)
+    if label is not None and not _NEGATION.search(label.group(1)) and not _DENIAL_WORD.search(label.group(1)):
+        free_before = True  # "\\text{Answer: } \\boxed{5}", never "\\text{Not } \\boxed{5}"
+    suffix = _suffix(a_strip) if a_strip else _suffix(text[end : end + 40])
+    free_after = suffix is not None or bool(_FREE_AFTER.match(a_strip))
+    if free_before and free_after:
+        return content + (suffix or "")
+    a = _last_break(before)
+    m = _CLAUSE_BREAK.search(after)
+    clause_after = after[: m.start()] if m else after
+    return (before[a:].strip() + "{" + content + "}" + clause_after.rstrip()).strip()
+
+
+_DENIAL_WORD = re.compile(rf"\b(?:{_DENIAL}|not|no)\b", re.IGNORECASE)
+
+
+def _last_break(before: str) -> int:
+    """Where the clause ending at ``before``'s end starts (after its last top-level clause break)."""
+    depth, cut = 0, 0
+    for m in re.finditer(r"[{}]|" + _CLAUSE_BREAK.pattern, before):
+        g = m.group()
+        if g == "{":
+            depth += 1
+        elif g == "}":
+            depth -= 1
+        elif depth <= 0:
+            cut = m.end()
+    return cut
+
+
+def _suffix(after: str) -> str | None:
+    """A percent sign, a degree sign or a magnitude word right after a box: part of its value."""
+    if _PERCENT_AFTER.match(after):
+        return "\\%"
+    if _DEGREE_AFTER.match(after):
+        return "^\\circ"
+    m = _MAGNITUDE_AFTER.match(after)
+    if m:
+        return "\\text{ " + m.group(1).lower() + "}"
+    return None
+
+
+def _with_suffix(content: str, after: str) -> str:
+    return content + (_suffix(after) or "")
+
+
+def _present(content: str) -> str:
+    """A box's content without its presentation: a colour (``\\boxed{\\color{red}5}``) or a one-cell
+    layout environment (``\\begin{matrix} 5 \\end{matrix}``). A box whose content is drawn in white or
+    transparent ink shows nothing: it reads as a placeholder."""
+    if "\\color" in content or "\\textcolor" in content:
+        colors = [
+            (m.group(1) or m.group(2) or "").strip().lower() for m in _COLOR_PRESENTATION.finditer(content)
+        ]
+        if any(c in _INVISIBLE_COLORS for c in colors):
+            return "\\phantom{" + content + "}"
+        content = _COLOR_PRESENTATION.sub("", content).strip()
+    if content.startswith("\\begin"):
+        m = _SINGLE_CELL.match(content)
+        if m is not None and m.group(2).strip():
+            content = m.group(2).strip()
+    return content
+
+
+_INVISIBLE_COLORS = frozenset(("white", "#fff", "#ffffff", "transparent", "none", "ffffff", "fff"))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a second value offered right after the final answer: "\\boxed{5}, possibly 7", "\\boxed{5}, i.e. $4$"
+
+_VALUE = (
+    r"(?:\$(?P<m>[^$\n]{1,60})\$|\\\((?P<p>[^\n]{1,60}?)\\\)"
+    r"|(?P<n>-?\d+(?:\.\d+)?(?:\s*[-+*/^\u00d7\u00b7]\s*-?\d+(?:\.\d+)?)*(?:/\d+)?%?))"
+)
+_VALUE_END = (
+    r"(?=\s*(?:[.,;:!?)\]]|$|\n|\s(?:if|is|might|could|would|as|when|instead|too|also|for|in|but)\b))"
+)
+# an alternative: "or (maybe) 7", "possibly 7", "otherwise 7", "unless it is 7", "it could also be 7"
+_ALTERNATIVE_VALUE = re.compile(
+    r"^[^.!?\n]{0,40}?(?:[.!?]\s*[^.!?\n]{0,30}?)?"
+    r"\b(?:or|possibly|maybe|perhaps|probably|otherwise|else|unless|alternatively|might|could)\b"
+    r"(?:\s+(?:maybe|perhaps|possibly|even|else|rather|also|just|simply|equivalently|it|is|it's|be|the|answer|is|"
+    r"x|=|could|might|would|say)){0,4}\s*,?\s*" + _VALUE + _VALUE_END,
+    re.IGNORECASE,
+)
+# a value called possible too: "though $7$ is also possible", "(7 is also plausible)", "but 7 might be right too"
+_ALSO_POSSIBLE = re.compile(
+    r"^[^.!?\n]{0,40}?(?:[.!?]\s*[^.!?\n]{0,20}?)?(?<![\w.])"
+    + _VALUE
+    + r"\s+(?:is|might\s+be|could\s+be|would\s+be|may\s+be)"
+    r"\s+(?:also\s+)?(?:possible|plausible|defensible|valid|right|correct|an?\s+(?:option|possibility|alternative)|"
+    r"the\s+answer)\b",
+    re.IGNORECASE,
+)
+# a restatement: ", i.e. $4$", "(that is, $6 - 2$)", ", which is 2 + 2", ", namely $x = 6$"
+_GLOSS_VALUE = re.compile(
+    r"^[\s$)*]{0,4}(?:,\s*|\s*\(\s*|\s+)(?:i\.?\s?e\.?,?|that\s+is,?|which\s+(?:is|equals)|namely|"
+    r"or\s+equivalently,?|equivalently,?)\s*" + _VALUE + _VALUE_END,
+    re.IGNORECASE,
+)
+#: how far after the final answer a second value is looked for
+SECOND_VALUE_WINDOW = 120
+
+
+def _second_values(
+    text: str, last: tuple[str, tuple[int, int], bool]
+) -> list[tuple[str, tuple[int, int], bool]]:
+    """A value the response offers beside its final answer, right after it: an alternative ("or maybe 7",
+    "7 is also possible") or a restatement ("i.e. $4$"). It becomes one more final answer, so the two must
+    agree (``\\boxed{\\frac12}, i.e. $0.5$`` still answers ``\\frac12``; ``\\boxed{5}, possibly 7`` is a
+    hedge)."""
+    answer, (a, b), _ = last
+    at = text.find(answer, a, b) if answer else -1
+    end = at + len(answer) if at >= 0 and not text.startswith(("\\boxed", "\\fbox", "\\framebox"), a) else b
+    tail = text[end : end + SECOND_VALUE_WINDOW]
+    if not tail.strip():
+        return []
+    for pattern in (_GLOSS_VALUE, _ALTERNATIVE_VALUE, _ALSO_POSSIBLE):
+        m = pattern.match(tail)
+        if m is not None:
+            group = next(g for g in ("m", "p", "n") if m.group(g) is not None)
+            value = m.group(group).strip()
+            if value:
+                return [(value, (end + m.start(group), end + m.end(group)), False)]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the quantity a question asks for, and the one an answer names
+
+#: measures of a figure or a body that are never each other (an answer naming another one answers another question)
+MEASURES = (
+    "area",
+    "perimeter",
+    "volume",
+    "length",
+    "width",
+    "height",
+    "radius",
+    "diameter",
+    "circumference",
+    "depth",
+)
+_MEASURE = "|".join(MEASURES)
+_ASKED_VARIABLE = re.compile(
+    r"\b(?:find|solve\s+for|compute|determine|calculate|evaluate|what\s+is)\s+(?:the\s+value\s+of\s+)?"
+    r"(?:\$|\\\()?\s*([A-Za-z])\s*(?:\$|\\\))?\s*(?=[.?,;]|$|\s(?:if|when|such|given|in|for)\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ASKED_MEASURE = re.compile(
+    rf"\b(?:find|compute|determine|calculate|what\s+is|what's|how\s+(?:long|wide|tall|high|deep)\s+is)\s+"
+    rf"(?:the|its|their|this|that)\s+(?:[a-z]+\s+){{0,2}}?({_MEASURE})\b",
+    re.IGNORECASE,
+)
+# what an answer is written as: "y = \\boxed{5}", "\\boxed{y = 5}", "y is \\boxed{5}", "the perimeter is 16"
+_NAMED_BEFORE = re.compile(
+    rf"(?:(?<![\w\\_^{{}}'])([A-Za-z])\s*(?:=|\s(?:is|equals))|\bthe\s+(?:[a-z]+\s+){{0,2}}?({_MEASURE})"
+    r"(?:\s+of\s+[^.$\n=]{1,30}?)?\s+(?:is|was|equals|will\s+be|=))"
+    r"\s*(?:\$|\\\(|\\\[|\*\*)?\s*$",
+    re.IGNORECASE,
+)
+_NAMED_INSIDE = re.compile(r"^\s*([A-Za-z])\s*=(?!=)")
+
+
+def asked_name(prompt: object) -> tuple[str, str] | None:
+    """What the question asks for, when it names it: ("variable", "x") for "Find x.", ("measure", "area")
+    for "What is its area?" (the last such request of the prompt); None otherwise."""
+    text = _prompt_text(prompt)[-4000:]
+    if not text:
+        return None
+    found = None
+    for m in _ASKED_VARIABLE.finditer(text):
+        found = (m.start(), ("variable", m.group(1)))
+    for m in _ASKED_MEASURE.finditer(text):
+        if found is None or m.start() > found[0]:
+            found = (m.start(), ("measure", m.group(1).lower()))
+    return None if found is None else found[1]
+
+
+def names_other_quantity(found: Extraction, answer: str, asked: tuple[str, str]) -> str:
+    """The name an answer gives its value when the question asked for another one ("" otherwise):
+    ``y = \\boxed{5}`` or ``\\boxed{y = 5}`` when x was asked, "the perimeter is 16" when the area was."""
+    kind, name = asked
+    m = _NAMED_INSIDE.match(answer)
+    if m is not None:
+        given = ("variable", m.group(1))
+    else:
+        at = None
+        for cand, span in zip(found.answers, found.spans, strict=False):
+            if cand == answer:
+                at = span[0]
+        if at is None:
+            return ""
+        before = _NAMED_BEFORE.search(found.text, max(0, at - 80), at)
+        if before is None:
+            return ""
+        given = ("variable", before.group(1)) if before.group(1) else ("measure", before.group(2).lower())
+    if given[0] != kind or given[1] == name:
+        return ""
+    if kind == "variable" and (given[1].lower() == name.lower() or len(given[1]) != 1):
+        return ""
+    return given[1]

@@ -63,8 +63,10 @@ from ._equiv_extract import (
     FINAL_ANSWER_RULES,
     MAX_BOXED_VALUES,
     _prompt_text,
+    asked_name,
     concluding_value,
     extract_answers,
+    names_other_quantity,
     prompt_facts,
     prompt_options,
     prompt_templates,
@@ -192,6 +194,22 @@ def judge(
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    if any(_APPROX_RELATION.search(a) for a in answers) and not any(
+        _APPROX_RELATION.search(g) for g in golds
+    ):
+        # "x \\approx 5" states that x is close to 5, not that it is 5
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "approximation"
+        verdict.reason = "the answer states an approximation; the gold is exact"
+        return verdict
+    other = _other_quantity(found, answers, golds, prompt)
+    if other:
+        verdict.value, verdict.stage, verdict.rule, verdict.reason = (
+            0.0,
+            "multiple_answers",
+            "other_quantity",
+            other,
+        )
+        return verdict
     mismatch = _unit_mismatch(found, answers, golds, prompt)
     if mismatch:
         verdict.value, verdict.stage, verdict.rule, verdict.reason = 0.0, "unit", "unit_mismatch", mismatch
@@ -218,6 +236,27 @@ def judge(
         stages.append(stage)
     verdict.per_answer = results
     return _combine(verdict, results, stages, len(answers))
+
+
+_APPROX_RELATION = re.compile(
+    r"\\(?:approx|thickapprox|simeq|eqsim|fallingdotseq|risingdotseq)(?![A-Za-z])|\u2248|\u2243"
+)
+
+
+def _other_quantity(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
+    """Why a final answer names another quantity than the question asks for ("" when none does): "Find x"
+    answered ``y = \\boxed{5}``, "What is its area?" answered "the perimeter is 16" (see
+    :func:`._equiv_extract.names_other_quantity`). A gold that is itself an equation names its own variable."""
+    if prompt is None or any("=" in g for g in golds):
+        return ""
+    asked = asked_name(prompt)
+    if asked is None:
+        return ""
+    for a in answers:
+        given = names_other_quantity(found, a, asked)
+        if given:
+            return f"the answer gives {given}; the question asks for {asked[1]}"
+    return ""
 
 
 def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
