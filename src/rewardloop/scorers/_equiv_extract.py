@@ -40,6 +40,7 @@ __all__ = [
     "PromptFacts",
     "Selection",
     "answer_region",
+    "answers_own_question",
     "asked_name",
     "box_in_context",
     "concluding_value",
@@ -108,6 +109,8 @@ def extract_answers(response: str) -> Extraction:
     """
     if not isinstance(response, str):
         return Extraction((), "none")
+    if "<|" in response or "</s>" in response or "<\uff5c" in response or "_of_turn>" in response:
+        response = _until_end_of_turn(response)
     head, thinking = response[:_HEAD], False
     # _has_thinking inlined: this runs on every response
     if (
@@ -130,7 +133,14 @@ def extract_answers(response: str) -> Extraction:
     text = response[-MAX_RESPONSE_CHARS:]
     if _MAY_HIDE.search(text):
         text = _hide_invisible(text)
+    if text.lstrip().startswith(("{", "```")):
+        answer_object = _json_answers(text)
+        if answer_object is not None:
+            return answer_object._replace(thinking=thinking)
     boxes = _all_boxes(text, stop_at_unclosed=True)
+    if _ends_in_open_box(text, boxes):
+        # "So the answer is $\\boxed{5": cut off while writing the final answer, which is therefore missing
+        return Extraction((), "truncated", (), text, thinking)
     if boxes:
         boxes = [(box_in_context(text, span, a), span) for a, span in boxes]
         # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": the tags are answers (all of them:
@@ -313,7 +323,21 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
     tail = text[spans[-1][1] : spans[-1][1] + _RETRACTION_WINDOW]
     if not tail.strip() or not _RETRACTION.search(tail):
         return negated
+    if _CONFIRMS.search(tail) and not _DOUBTS.search(tail):
+        return negated  # "Wait, let me double-check: $5 + 4 = 9$. Correct.": a check that confirms takes nothing back
     return (*negated[:-1], True)
+
+
+# a check after the answer that confirms it, and what would make it doubt it instead
+_CONFIRMS = re.compile(
+    r"\b(?:correct|right|holds|checks?\s+out|confirmed|confirms|verified|yes|true|works|consistent)\b|[\u2713\u2714\u2705]",
+    re.IGNORECASE,
+)
+_DOUBTS = re.compile(
+    rf"\b(?:{_DENIAL}|no|not|nope|isn't|doesn't|don't|fails?|instead|mistake|oops|redo|recompute|recalculate)\b|n't\b"
+    r"|\?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _box_denied(text: str, span: tuple[int, int]) -> bool:
@@ -467,7 +491,7 @@ def answer_region(response: str) -> tuple[str, bool]:
     # a thinking block opened after visible text takes that text back
     start, first = -1, ""
     for _, closer in pairs:
-        i = response.find(closer)
+        i = _find_tag(response, closer, 0)
         if i >= 0 and (start < 0 or i < start):
             start, first = i, closer
     pos = start + len(first) if start >= 0 else 0
@@ -481,7 +505,7 @@ def answer_region(response: str) -> tuple[str, bool]:
             return _REOPENED, True
         k, closer = -1, ""
         for _, c in pairs:
-            i = response.find(c, j)
+            i = _find_tag(response, c, j)
             if i >= 0 and (k < 0 or i < k):
                 k, closer = i, c
         if k < 0:
@@ -490,6 +514,30 @@ def answer_region(response: str) -> tuple[str, bool]:
     if pos == 0:
         return response, False
     return _strip_closers(response[pos:], pairs), True
+
+
+def _find_tag(text: str, tag: str, start: int) -> int:
+    """The first ``tag`` at or after ``start`` that is markup, not text about it: a tag in inline code
+    (`` `</think>` ``), in quotes, in a fenced code block or on a quoted line (``> </think>``) ends nothing.
+    Linear: the fences before each candidate are counted once, as the search moves on."""
+    fences, counted = 0, 0
+    while True:
+        i = text.find(tag, start)
+        if i < 0:
+            return -1
+        fences += text.count("```", counted, i)
+        counted = i
+        before = text[i - 1 : i] if i else ""
+        after = text[i + len(tag) : i + len(tag) + 1]
+        line_start = text.rfind("\n", 0, i) + 1
+        quoted = (
+            (before in ("`", '"', "'", "\u201c") and after in ("`", '"', "'", "\u201d"))
+            or fences % 2 == 1
+            or text[line_start:i].lstrip().startswith(">")
+        )
+        if not quoted:
+            return i
+        start = i + 1
 
 
 def _next_of(text: str, openers: dict[str, int], pos: int) -> int:
@@ -969,12 +1017,22 @@ def select_final(
     spans: tuple[tuple[int, int] | None, ...] = found.spans or (None,) * len(found.answers)
     negated = found.negated or (False,) * len(found.answers)
     denied: set[int] = set()
+    copies: list[tuple[str, tuple[int, int] | None, bool]] = []
     for answer, span, neg in zip(found.answers, spans, negated, strict=True):
         if found.method in ("boxed", "tag") and is_placeholder(answer):
             ignored.append("placeholder")
         elif answer in templates:
             ignored.append("template")
+            copies.append((answer, span, neg))
         else:
+            if neg:
+                denied.add(len(kept))
+            kept.append((answer, span))
+    if not kept and copies:
+        # the prompt's box restated and nothing else: that value is the response's answer ("the answer to
+        # 2+3 is \\boxed{5}; now compute 10-5" answered \\boxed{5}); beside other answers a copy is set aside
+        ignored = [i for i in ignored if i != "template"]
+        for answer, span, neg in copies:
             if neg:
                 denied.add(len(kept))
             kept.append((answer, span))
@@ -984,6 +1042,8 @@ def select_final(
         return _deny(Selection((kept[-1][0],), "", tuple(ignored)), len(kept) - 1 in denied)
     distinct = _distinct([a for a, _ in kept], key)
     if rule == "wrong":
+        if len(distinct) > 1 and _uncertain(found.text, kept[0][1], kept[-1][1]):
+            return Selection(tuple(distinct), "alternatives offered for one answer", tuple(ignored))
         return _deny(Selection(tuple(distinct), "", tuple(ignored)), bool(denied))
     if len(distinct) > max_values:
         return Selection(tuple(distinct), f"{len(distinct)} distinct boxed values (more than {max_values})")
@@ -1002,7 +1062,36 @@ def select_final(
             break
         group.append(answer)
     chosen = Selection(tuple(_distinct(group[::-1], key)), "", tuple(ignored))
+    if len(chosen.answers) > 1 and _uncertain(found.text, kept[len(kept) - len(group)][1], kept[-1][1]):
+        # "Maybe \\boxed{2}, maybe \\boxed{3}": alternatives, not the parts of one answer (nor a list of solutions)
+        return chosen._replace(hedge="alternatives offered for one answer")
     return _deny(chosen, any(len(kept) - 1 - j in denied for j in range(len(group))))
+
+
+_UNCERTAIN = re.compile(
+    r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|uncertain|I\s+(?:think|guess|believe)|could\s+be|"
+    r"might\s+be)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_SCAN = 200
+
+
+def _uncertain(text: str, first: tuple[int, int] | None, last: tuple[int, int] | None) -> bool:
+    """Whether the sentences holding a group of answers (from the first one's to the last one's) doubt them."""
+    if first is None or last is None or not text:
+        return False
+    a, b = first[0], last[1]
+    lo = (
+        max(
+            text.rfind(". ", max(0, a - _SENTENCE_SCAN), a),
+            text.rfind("\n", max(0, a - _SENTENCE_SCAN), a),
+            -1,
+        )
+        + 1
+    )
+    m = re.compile(r"\.(?:\s|$)|\n").search(text, b, b + _SENTENCE_SCAN)
+    hi = m.start() if m else min(len(text), b + _SENTENCE_SCAN)
+    return _UNCERTAIN.search(text, lo, hi) is not None
 
 
 def _deny(selection: Selection, denied: bool) -> Selection:
@@ -1098,6 +1187,13 @@ def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str,
                 return None
             fresh = values
         values = fresh
+    elif len(values) > 1:
+        # without the prompt: "The side is 4, so the area is $4^2 = 16$." states the one value it sets off,
+        # when that value ends the sentence
+        set_off = [v for v in values.values() if v[2]]
+        last = max(values.values(), key=lambda v: v[1][0])
+        if len(set_off) == 1 and set_off[0] is last:
+            values = {"": last}
     if len(values) != 1:
         return None
     raw, span, _ = next(iter(values.values()))
@@ -1236,17 +1332,14 @@ def box_in_context(text: str, span: tuple[int, int], content: str) -> str:
         lo = max(0, start - 40)
         before = text[lo:start]
         after = text[end : end + 40]
-        glued_before = bool(
-            re.search(r"(?:[\d^_/]|[-+]\s?|\\(?:cdot|times|pm|mp|sqrt|frac\{[^{}]*\})\s*)$", before)
-        )
-        glued_after = bool(
-            re.match(r"^(?:\d|\^|_|\\(?:sqrt|pi|cdot|times)(?![A-Za-z])|[+/]\s?\S|-\s?\d)", after)
-        )
+        glued_before = _GLUED_BEFORE.search(before)
+        glued_after = None if _suffix(after) else _GLUED_AFTER.match(after)
         if not glued_before and not glued_after:
             return _with_suffix(content, after)
-        a = max(_last_break(before), 0)
-        b = re.search(r"(?:[.;,](?:\s|$)|\n|$)", after)
-        return before[a:].strip() + "{" + content + "}" + after[: b.start() if b else len(after)].rstrip()
+        # the operand run glued to the box on each side: "-\\boxed{5}" is "-{5}", "2\\boxed{5}" is "2{5}"
+        head = before[glued_before.start() :].strip() if glued_before else ""
+        tail = after[: glued_after.end()].rstrip() if glued_after else ""
+        return head + "{" + content + "}" + tail
     lo, hi = bounds
     before, after = text[lo:start], text[end:hi]
     b_strip = re.sub(r"(?:\s|\\[,;:! ]|~)+$", "", before)
@@ -1266,6 +1359,16 @@ def box_in_context(text: str, span: tuple[int, int], content: str) -> str:
 
 
 _DENIAL_WORD = re.compile(rf"\b(?:{_DENIAL}|not|no)\b", re.IGNORECASE)
+
+
+# in prose, what is glued to a box: the operand run right before it and right after it
+_GLUED_BEFORE = re.compile(
+    r"(?:(?:\d+(?:\.\d+)?|[\^_/]|[-+]|\\(?:cdot|times|pm|mp|sqrt|log|ln)(?![A-Za-z])|\\frac\{[^{}]*\})[ \t]?)+\Z"
+)
+_GLUED_AFTER = re.compile(
+    r"^(?:\d+(?:\.\d+)?|\^\{?[^\s{}]*\}?|_\{?[^\s{}]*\}?|\\(?:sqrt|pi|cdot|times)(?![A-Za-z])(?:\{[^{}]*\})?"
+    r"|[+/][ \t]?[\d(\\]\S*|-[ \t]?\d+(?:\.\d+)?)+"
+)
 
 
 def _last_break(before: str) -> int:
@@ -1454,3 +1557,109 @@ def names_other_quantity(found: Extraction, answer: str, asked: tuple[str, str])
     if kind == "variable" and (given[1].lower() == name.lower() or len(given[1]) != 1):
         return ""
     return given[1]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# where the response ends: an end-of-turn token, or a box it never closed
+
+# end-of-turn / end-of-sequence tokens of common chat templates (ChatML, Llama 3, DeepSeek, Gemma, Llama 2) and a
+# turn opened after them: nothing the policy wrote after the end of its turn is its answer
+_END_OF_TURN = re.compile(
+    r"<\|(?:im_end|im_start|endoftext|eot_id|end_of_text|start_header_id)\|>|<\uff5cend\u2581of\u2581sentence\uff5c>"
+    r"|<\uff5c(?:User|Assistant)\uff5c>|<(?:end|start)_of_turn>|</s>"
+)
+
+
+def _until_end_of_turn(response: str) -> str:
+    """``response`` up to its first end-of-turn token (a ``</s>`` closing a struck-out ``<s>`` is no such token)."""
+    for m in _END_OF_TURN.finditer(response):
+        if m.group() == "</s>" and "<s>" in response[: m.start()]:
+            continue
+        return response[: m.start()]
+    return response
+
+
+def _ends_in_open_box(text: str, boxes: list[tuple[str, tuple[int, int]]]) -> bool:
+    """Whether the text ends inside a box it opened after its last complete one (``... \\boxed{5``)."""
+    start = boxes[-1][1][1] if boxes else 0
+    last = None
+    for last in _BOX_START.finditer(text, start):  # noqa: B007 - the last one
+        pass
+    if last is None:
+        return False
+    k = last.end()
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    if not text.startswith("{", k):
+        return False
+    content, _ = _box_body(text, last.end(), _LocalClosers(text))
+    return content is None
+
+
+_JSON_ANSWER_KEY = re.compile(r"^(?:final[_ ]?)?answers?$|^result$|^final$|^solution$", re.IGNORECASE)
+_JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL | re.IGNORECASE)
+MAX_JSON_CHARS = 20_000
+
+
+def _json_answers(text: str) -> Extraction | None:
+    """The answers of a response that is one JSON object (bare, or in a fenced block): the values of its
+    answer fields (``answer``, ``final_answer``, ``result`` ...); boxes in other fields ("rejected",
+    "draft") are not answers. None when the response is not such an object."""
+    body = text.strip()
+    m = _JSON_FENCE.match(body)
+    if m is not None:
+        body = m.group(1).strip()
+    if not (body.startswith("{") and body.endswith("}")) or len(body) > MAX_JSON_CHARS:
+        return None
+    import json
+
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    answers, spans = [], []
+    for key, value in obj.items():
+        if not isinstance(key, str) or not _JSON_ANSWER_KEY.match(key.strip()):
+            continue
+        if isinstance(value, bool) or value is None or isinstance(value, dict):
+            continue
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        value = str(value).strip()
+        if "\\boxed" in value or "\\fbox" in value:
+            boxes = _all_boxes(value)
+            value = boxes[0][0] if len(boxes) == 1 else value
+        if value:
+            at = max(0, text.find(key))
+            answers.append(value)
+            spans.append((at, at + 1))
+    return Extraction(
+        tuple(answers), "json" if answers else "none", tuple(spans), text, False, (False,) * len(answers)
+    )
+
+
+_OWN_QUESTION = re.compile(
+    r"^[ \t>*#]*(?:Q|Question|Problem)\s*(?:\d+\s*)?[:.]\s*(.+)$", re.MULTILINE | re.IGNORECASE
+)
+
+
+def answers_own_question(found: Extraction, prompt: object) -> bool:
+    """Whether the final answer answers a question the response wrote itself ("Q: What is 2+3?\\nA: 5",
+    echoing a few-shot example of the prompt) rather than the question the prompt ends with."""
+    if not found.spans or not found.text:
+        return False
+    at = found.spans[-1][0]
+    q = None
+    for q in _OWN_QUESTION.finditer(found.text, max(0, at - 2000), at):  # noqa: B007 - the last one
+        pass
+    if q is None:
+        return False
+    text = _prompt_text(prompt)
+    if not text:
+        return False
+    asked = list(_OWN_QUESTION.finditer(text))
+    final = text[asked[-1].start(1) :] if asked else text
+    written = re.sub(r"\s+", "", q.group(1))
+    return written not in re.sub(r"\s+", "", final)

@@ -46,6 +46,7 @@ Ground truths that are not a non-empty string, a number, or a list of those are 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
 import re
@@ -63,6 +64,7 @@ from ._equiv_extract import (
     FINAL_ANSWER_RULES,
     MAX_BOXED_VALUES,
     _prompt_text,
+    answers_own_question,
     asked_name,
     concluding_value,
     extract_answers,
@@ -186,14 +188,23 @@ def judge(
         verdict.reason = "a thinking block opened after the answer takes it back"
         return verdict
     if not chosen.answers:
-        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "no_answer"
+        verdict.value, verdict.stage = 0.0, "no_answer"
+        verdict.rule = "truncated" if found.method == "truncated" else "no_answer"
         verdict.reason = verdict.reason or "no boxed answer or answer phrase"
+        return verdict
+    if prompt is not None and answers_own_question(found, prompt):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "own_question"
+        verdict.reason = "the answer follows a question the response wrote, not the prompt's"
         return verdict
     if chosen.hedge:
         verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    if any(_false_chain(a) for a in answers):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "false_chain"
+        verdict.reason = "a step of the answer's chain of equalities does not hold (x = 2 + 2 = 5)"
+        return verdict
     if any(_APPROX_RELATION.search(a) for a in answers) and not any(
         _APPROX_RELATION.search(g) for g in golds
     ):
@@ -241,6 +252,20 @@ def judge(
 _APPROX_RELATION = re.compile(
     r"\\(?:approx|thickapprox|simeq|eqsim|fallingdotseq|risingdotseq)(?![A-Za-z])|\u2248|\u2243"
 )
+
+
+def _false_chain(answer: str) -> bool:
+    """Whether ``a = b = c`` has two adjacent sides that are numbers and differ (``x = 7 = 5``)."""
+    if answer.count("=") < 2:
+        return False
+    sides = split_top(normalize(answer), "=")
+    if len(sides) < 3:
+        return False
+    values = [float_value(side.strip()) if side.strip() else None for side in sides]
+    for a, b in itertools.pairwise(values):
+        if a is not None and b is not None and not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12):
+            return True
+    return False
 
 
 def _other_quantity(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
@@ -901,11 +926,16 @@ _LABEL_COMMANDS = re.compile(
 )
 
 
+_ABS_OF_VARIABLE = re.compile(r"^\\?(?:left)?\|\s*[a-z]\s*\\?(?:right)?\|$")
+
+
 def _is_label(node: Node) -> bool:
     """A left-hand side that only names the answer: ``x``, ``\\lambda``, ``f(x)``, ``x(t)``, ``T(10)``,
     ``(p, q)``, ``AB``, ``|AB|``, ``V_1:V_2``, ``\\frac{NO}{BO}`` (names, no numbers or operators)."""
     if _is_var(node) or _function_lhs(node) is not None:
         return True
+    if node.kind == "expr" and _ABS_OF_VARIABLE.match(node.text):
+        return False  # "|x| = 5" says x is 5 or -5: no label of a value
     if node.kind == "tuple" and node.open == "(":
         return all(_is_var(k) for k in node.items)
     if node.kind not in ("expr", "text") or len(node.text) > 24:  # "AB" reads as a word
