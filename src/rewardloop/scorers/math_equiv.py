@@ -69,6 +69,7 @@ from ._equiv_extract import (
     concluding_value,
     extract_answers,
     names_other_quantity,
+    prompt_blanks,
     prompt_facts,
     prompt_options,
     prompt_templates,
@@ -158,6 +159,8 @@ def judge(
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    if found.refused:  # the response cannot be read at face value (see _equiv_visible)
+        return Verdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
     if found.method == "none" and found.text and not found.reopened:
         # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
         stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
@@ -176,6 +179,7 @@ def judge(
         rule=multiple_answers,
         templates=prompt_templates(prompt) if prompt is not None else (),
         max_values=max_boxed_values,
+        blanks=prompt_blanks(prompt) if prompt is not None else (),
     )
     clock.lap("extract")
     verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
