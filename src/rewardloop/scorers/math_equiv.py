@@ -72,7 +72,6 @@ from ._equiv_extract import (
     prompt_blanks,
     prompt_facts,
     prompt_options,
-    prompt_templates,
     select_final,
 )
 from ._equiv_norm import (
@@ -177,9 +176,10 @@ def judge(
         found,
         normalize,
         rule=multiple_answers,
-        templates=prompt_templates(prompt) if prompt is not None else (),
+        # only the blanks of the question are templates ("3 + \\boxed{x} = 7"): a value the prompt's example
+        # boxes is an answer like any other when the response boxes it ("\\boxed{7} or \\boxed{5}" is a hedge)
+        templates=prompt_blanks(prompt) if prompt is not None else (),
         max_values=max_boxed_values,
-        blanks=prompt_blanks(prompt) if prompt is not None else (),
     )
     clock.lap("extract")
     verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
@@ -334,7 +334,7 @@ def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
 def _drop_copied(found: Any, prompt: object) -> Any:
     """Answer phrases that restate an answer phrase of the prompt (a few-shot example's "The answer is (H).")
     are set aside, as boxes copied from the prompt are, unless every candidate is such a copy."""
-    from ._equiv_extract import _all_phrases
+    from ._equiv_extract import _all_phrases, _is_work
 
     text = _prompt_text(prompt)
     if not text or not found.spans or len(found.spans) != len(found.answers):
@@ -347,6 +347,13 @@ def _drop_copied(found: Any, prompt: object) -> Any:
         for a, span in zip(found.answers, found.spans, strict=True)
     ]
     if all(keep) or not any(keep):
+        return found
+    # a copy written right before the next answer, with no work between, is one of the final answers ("A: 7\nA: 5")
+    spans = found.spans
+    for i in range(len(keep) - 1):
+        if not keep[i] and not _is_work(found.text[spans[i][1] : spans[i + 1][0]]):
+            keep[i] = True
+    if all(keep):
         return found
     idx = [i for i, k in enumerate(keep) if k]
     negated = found.negated and tuple(found.negated[i] for i in idx)
