@@ -205,6 +205,16 @@ def judge(
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    if (
+        len(answers) > 1
+        and _numbers_disagree(answers)
+        and not _gold_has_items([normalize(g) for g in golds], len(answers))
+    ):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
+        verdict.reason = (
+            "two final answers are different numbers (each may be close to the gold: 0.326 or 0.334)"
+        )
+        return verdict
     if any(_false_chain(a) for a in answers):
         verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "false_chain"
         verdict.reason = "a step of the answer's chain of equalities does not hold (x = 2 + 2 = 5)"
@@ -256,6 +266,24 @@ def judge(
 _APPROX_RELATION = re.compile(
     r"\\(?:approx|thickapprox|simeq|eqsim|fallingdotseq|risingdotseq)(?![A-Za-z])|\u2248|\u2243"
 )
+
+
+def _numbers_disagree(answers: Sequence[str]) -> bool:
+    """Whether two final answers are numbers that differ by more than the rounding of the less precise one
+    (``0.326`` and ``0.334`` do; ``\\frac13`` and ``0.333`` do not)."""
+    values = []
+    for a in answers:
+        x = float_value(normalize(a))
+        if x is not None:
+            m = re.search(r"\.(\d+)", a)
+            values.append(
+                (x, 0.5 * 10 ** -len(m.group(1)) if m and re.fullmatch(r"\s*-?\d*\.\d+\s*", a) else 0.0)
+            )
+    for (x, tx), (y, ty) in itertools.combinations(values, 2):
+        tol = max(tx, ty, 1e-12 * max(1.0, abs(x), abs(y)))
+        if abs(x - y) > tol:
+            return True
+    return False
 
 
 def _false_chain(answer: str) -> bool:
