@@ -20,6 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "MAX_ANSWER_CHARS",
@@ -590,7 +591,8 @@ def float_value(text: str) -> float | None:
     """
     if not text or len(text) > _MAX_ARITH_CHARS:
         return None
-    tokens, pos = [], 0
+    tokens: list[Any] = []
+    pos = 0
     while pos < len(text):
         m = _ARITH_TOKEN.match(text, pos)
         if m is None:
@@ -708,7 +710,8 @@ class _NotLinear(Exception):
 def _linear_tokens(text: str) -> tuple[tuple[str, str], ...] | None:
     if not text or len(text) > _MAX_LINEAR_CHARS:
         return None
-    tokens, pos = [], 0
+    tokens: list[Any] = []
+    pos = 0
     while pos < len(text):
         m = _LIN_TOKEN.match(text, pos)
         if m is None:

@@ -136,8 +136,11 @@ POINTS = 6
 STEP_POINTS = 24
 
 
+@lru_cache(maxsize=2048)
 def _exact_floats(expr: Any) -> Any:
-    """``expr`` with its decimals as exact rationals (``0.1`` is 1/10), so that equality can be exact."""
+    """``expr`` with its decimals as exact rationals (``0.1`` is 1/10), so that equality can be exact.
+
+    Cached: a GRPO group compares n responses with one gold (sympy expressions hash by structure)."""
     import sympy
 
     floats = expr.atoms(sympy.Float)
@@ -203,10 +206,9 @@ def _points(a: Any, b: Any, symbols: list[Any]) -> list[tuple[Any, ...]]:
 
     import sympy
 
-    names = {type(f).__name__ for f in (a.atoms(sympy.Function) | b.atoms(sympy.Function))}
-    step = any(n in _STEP_FUNCTIONS for n in names) or a.has(sympy.Piecewise) or b.has(sympy.Piecewise)
-    count = STEP_POINTS if step else POINTS
-    seed = hashlib.blake2b(f"{sympy.srepr(a)}|{sympy.srepr(b)}".encode(), digest_size=32).digest()
+    (ra, step_a), (rb, step_b) = _form(a), _form(b)
+    count = STEP_POINTS if step_a or step_b else POINTS
+    seed = hashlib.blake2b(f"{ra}|{rb}".encode(), digest_size=32).digest()
     out = []
     for i in range(count):
         h = hashlib.blake2b(seed + bytes([i]), digest_size=4 * len(symbols)).digest()
@@ -220,6 +222,15 @@ def _points(a: Any, b: Any, symbols: list[Any]) -> list[tuple[Any, ...]]:
                 coords.append(sympy.Rational(sign * (u % 4000 + 13), 997))
         out.append(tuple(coords))
     return out
+
+
+@lru_cache(maxsize=2048)
+def _form(expr: Any) -> tuple[str, bool]:
+    """``srepr(expr)`` and whether it has a step or absolute-value function; cached like the gold's parse."""
+    import sympy
+
+    names = {type(f).__name__ for f in expr.atoms(sympy.Function)}
+    return sympy.srepr(expr), any(n in _STEP_FUNCTIONS for n in names) or expr.has(sympy.Piecewise)
 
 
 def _at(expr: Any, symbols: list[Any], point: tuple[Any, ...]) -> Any | None:

@@ -89,7 +89,7 @@ from ._equiv_norm import (
     unit_conflict,
 )
 
-__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
+__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "MathVerdict", "judge"]
 
 MULTIPLE_ANSWERS = FINAL_ANSWER_RULES
 _INFO_CHARS = 200
@@ -101,7 +101,7 @@ class _NeedSymbolic(Exception):
 
 
 @dataclass
-class Verdict:
+class MathVerdict:
     """What :func:`judge` found: the reward (None = undecided without the symbolic stage) and why."""
 
     value: float | None
@@ -141,6 +141,11 @@ class _Clock:
         self.t = now
 
 
+# the old name, not exported: qa_equiv has a Verdict of its own (one public name, one class); kept so
+# code written against it (here and outside) keeps working
+Verdict = MathVerdict
+
+
 def judge(
     response: str,
     golds: Sequence[str],
@@ -150,7 +155,7 @@ def judge(
     rel_tol: float = 1e-4,
     prompt: object = None,
     max_boxed_values: int = MAX_BOXED_VALUES,
-) -> Verdict:
+) -> MathVerdict:
     """Run the cascade on one response against acceptable gold answers (see the module docstring).
 
     ``prompt`` (text or chat messages), when given, names the template boxes a response may copy.
@@ -159,7 +164,7 @@ def judge(
     clock = _Clock(timings)
     found = extract_answers(response)
     if found.refused:  # the response cannot be read at face value (see _equiv_visible)
-        return Verdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
+        return MathVerdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
     if found.method == "none" and found.text and not found.reopened:
         # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
         stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
@@ -182,7 +187,7 @@ def judge(
         max_values=max_boxed_values,
     )
     clock.lap("extract")
-    verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
+    verdict = MathVerdict(None, "", list(found.answers), found.method, timings_ms=timings)
     if by_option:
         verdict.rule = "option_content"
     if chosen.ignored:
@@ -349,7 +354,7 @@ def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
     """Whether every answer's box follows a part label ("(a)", "b)", "(ii)")."""
     if found.method != "boxed" or not found.spans:
         return False
-    starts = {}
+    starts: dict[Any, Any] = {}
     for a, span in zip(found.answers, found.spans, strict=True):
         starts.setdefault(a, span[0])
     for a in answers:
@@ -637,7 +642,7 @@ def _hundredths(node: Node) -> Node:
     return Node("number", f"({value})", value=value)
 
 
-def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
+def _combine(verdict: MathVerdict, results: list[bool | None], stages: list[str], n: int) -> MathVerdict:
     if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
         verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
         verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
@@ -877,7 +882,10 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         raise _NeedSymbolic
     from ._equiv_sym import to_sympy
 
-    a, b = to_sympy(_sym_text(g)), to_sympy(_sym_text(p))
+    # the gold first (a GRPO group shares it, so it is usually cached): when it does not parse, the response
+    # is not parsed at all
+    a = to_sympy(_sym_text(g))
+    b = None if a is None else to_sympy(_sym_text(p))
     if a is None or b is None:
         return False  # unparseable and textually different: never equal through a shared number
     # values of expressions are compared exactly (3.1416 is not pi, e^{-100} is not 0); only a rounded
@@ -1018,7 +1026,7 @@ def _true_computation(lhs: Node, rhs: Node) -> bool:
     if x is None:
         return False
     value = Fraction(rhs.value)
-    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(1, abs(value))
+    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(Fraction(1), abs(value))
 
 
 def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
@@ -1048,9 +1056,12 @@ def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
 def _equations(g: Node, p: Node) -> bool:
     from ._equiv_sym import equations_equal, to_sympy
 
-    sides = [to_sympy(_sym_text(n)) for n in (*g.items, *p.items)]
-    if any(s is None for s in sides):
-        return False
+    sides = []
+    for node in (*g.items, *p.items):  # the gold's sides first; stop at the first that does not parse
+        side = to_sympy(_sym_text(node))
+        if side is None:
+            return False
+        sides.append(side)
     return bool(equations_equal(*sides))
 
 
@@ -1213,6 +1224,9 @@ class MathEquivScorer(Scorer):
     """Cascade math verifier: exact, normalised, structured, then symbolic equivalence (see module doc)."""
 
     name = "math_equiv"
+    multiple_answers: str
+    rel_tol: float
+    max_boxed_values: int
     execution = "process"  # only the symbolic stage gets here: quick() settles the rest inline
     # the symbolic stage takes milliseconds (the slowest real answer seen: ~0.4 s on a loaded machine); the
     # cold start (importing sympy and the LaTeX parser) is paid by warm_up() while a worker unpickles the
@@ -1238,7 +1252,7 @@ class MathEquivScorer(Scorer):
         if timeout_s is not None:
             if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
                 raise ConfigError(f"math_equiv: timeout_s must be a positive number, got {timeout_s!r}")
-            self.timeout_s = float(timeout_s)  # type: ignore[misc]
+            self.timeout_s = float(timeout_s)
         if (
             isinstance(max_boxed_values, bool)
             or not isinstance(max_boxed_values, int)
