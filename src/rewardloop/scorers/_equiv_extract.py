@@ -1765,7 +1765,10 @@ def _value_of(raw: str) -> str | None:
     if v.lower() in _NUMBER_WORDS:
         return _NUMBER_WORDS[v.lower()]
     if "=" in v:
-        v = v.rsplit("=", 1)[1].strip()
+        lhs, _, v = v.partition("=")
+        if "=" in v or not re.fullmatch(r"\s*\\?[A-Za-z]+(?:_\{?\w{1,3}\}?)?\s*", lhs):
+            return None  # "3^2 + 4^2 = 25 = 5^2": a computation (a check), not a statement of the answer
+        v = v.strip()
     if re.fullmatch(r"-?\d+(?:[.,]\d+)*(?:/\d+)?%?|\\?[-\w{}^\\ ]{1,40}", v) and _DIGIT.search(v):
         return v
     return None
