@@ -381,10 +381,11 @@ def _drop_copied(found: Any, prompt: object) -> Any:
     ]
     if all(keep) or not any(keep):
         return found
-    # a copy written right before the next answer, with no work between, is one of the final answers ("A: 7\nA: 5")
-    spans = found.spans
+    # a copy written right before the response's own answer, with no work between, is one of its final answers
+    # ("A: 7\nA: 5")
+    spans, own = found.spans, list(keep)
     for i in range(len(keep) - 1):
-        if not keep[i] and not _is_work(found.text[spans[i][1] : spans[i + 1][0]]):
+        if not own[i] and own[i + 1] and not _is_work(found.text[spans[i][1] : spans[i + 1][0]]):
             keep[i] = True
     if all(keep):
         return found
