@@ -26,6 +26,7 @@ so loses boxes followed by long text; we scan the whole response). Responses lon
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -307,10 +308,70 @@ def _box_denied(text: str, span: tuple[int, int]) -> bool:
         or bool(_DENYING_REASON.match(text, span[1]))
         or bool(_DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0]))
         or bool(_EXAMPLE_BEFORE.search(text, max(0, span[0] - 120), span[0]))
-        or bool(_SUPPOSED_BEFORE.search(text, max(0, span[0] - 120), span[0]))
-        or bool(_DISOWNED_BEFORE.search(text, max(0, span[0] - 80), span[0]))
-        or bool(_FOR_THE_GRADER.search(_sentence_around(text, span)))
+        or _cued(_SUPPOSED_BEFORE, _SUPPOSE_CUES, text, max(0, span[0] - 120), span[0])
+        or _cued(_DISOWNED_BEFORE, _DISOWN_CUES, text, max(0, span[0] - 80), span[0])
+        or _cued(_FOR_THE_GRADER, _GRADER_CUES, _sentence_around(text, span), 0, None)
     )
+
+
+# substrings one of which every match of the pattern beside them holds: a cheap test before the pattern
+_SUPPOSE_CUES = (
+    "suppos",
+    "assum",
+    "let",
+    "try",
+    "tryi",
+    "test",
+    "guess",
+    "hypoth",
+    "if",
+    "had",
+    "were",
+    "variant",
+    "instead",
+)
+_DISOWN_CUES = (
+    "answer",
+    "option",
+    "choice",
+    "result",
+    "distractor",
+    "decoy",
+    "key",
+    "book",
+    "reference",
+    "grader",
+    "teacher",
+    "earlier",
+    "previously",
+    "initially",
+    "first",
+    "originally",
+    "before",
+)
+_GRADER_CUES = (
+    "grad",
+    "judge",
+    "verifier",
+    "evaluator",
+    "rubric",
+    "reward",
+    "credit",
+    "mark",
+    "instructions",
+    "key",
+    "score",
+    "expected",
+    "automatic",
+    "checker",
+)
+
+
+def _cued(pattern: re.Pattern[str], cues: tuple[str, ...], text: str, lo: int, hi: int | None) -> bool:
+    window = (text[lo:hi] if hi is not None else text[lo:]).lower()
+    if not any(c in window for c in cues):
+        return False
+    return pattern.search(text, lo, len(text) if hi is None else hi) is not None
 
 
 # a box addressed to whoever grades the response is no claim of the response's own: "The grader will accept
@@ -1541,7 +1602,11 @@ _NAMED_INSIDE = re.compile(r"^\s*([A-Za-z])\s*=(?!=)")
 def asked_name(prompt: object) -> tuple[str, str] | None:
     """What the question asks for, when it names it: ("variable", "x") for "Find x.", ("measure", "area")
     for "What is its area?" (the last such request of the prompt); None otherwise."""
-    text = _prompt_text(prompt)[-4000:]
+    return _asked_name(_prompt_text(prompt)[-4000:])
+
+
+@functools.lru_cache(maxsize=1024)
+def _asked_name(text: str) -> tuple[str, str] | None:
     if not text:
         return None
     found = None
