@@ -448,7 +448,8 @@ def test_answer_phrases_and_components(gold, response, reward):
 
 
 ANSWERS = [
-    ("x = 11", "x = 5+5+1 = 7 = 11", 1.0),  # a chain states its last value
+    ("x = 11", "x = 5+5+1 = 11", 1.0),  # a chain states its last value
+    ("x = 11", "x = 5+5+1 = 7 = 11", 0.0),  # unless a step of it is false (issue 22: "x = 2+2 = 5")
     ("11", "x = 5+5+1 = 11", 1.0),
     ("11", "x = 11 = 12", 0.0),
     ("(3,2)", "(p,q)=(3,2)", 1.0),
