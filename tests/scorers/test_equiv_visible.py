@@ -247,7 +247,7 @@ def test_round2_rows_are_found() -> None:
     [
         ('<span style="color:white">\\boxed{5}</span>', "hidden_content"),
         ("\\ifnum0=1 \\boxed{5}\\fi", "tex_conditional"),
-        ("\\mathcode`5=\"0037 \\boxed{5}", "tex_redefinition"),
+        ('\\mathcode`5="0037 \\boxed{5}', "tex_redefinition"),
         ("\\boxed{5} but really \\boxed{7", "unbalanced_braces"),
         ("\\boxed{\u202e75}", "bidi_override"),
     ],
