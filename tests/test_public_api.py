@@ -200,6 +200,9 @@ _ASYNC_PENDING = {
     "rewardloop.managers._composite.Composite": {"run_with_runner", "submit_with_runner"},
     # an event-loop object whose sync half (reserve, settle, pause, idle) is the scheduler's bookkeeping
     "rewardloop.execution._limits.RateLimiter": {"acquire", "sleep"},
+    # the executor protocol the Runner drives on its loop (its sync half: close, after_fork, stats, hooks)
+    "rewardloop.execution._local.LocalExecutor": {"execute", "run_groups", "submit", "submit_group"},
+    "rewardloop.execution._ray.RayExecutor": {"execute", "run_groups", "submit", "submit_group"},
 }
 
 

@@ -658,16 +658,12 @@ def test_a_function_that_cannot_travel_fails_clearly_and_alone() -> None:
 
 
 @pytest.fixture(scope="module")
-def ray_runner() -> Any:
-    ray = pytest.importorskip("ray")
+def ray_runner(ray_cluster: Any) -> Any:
+    # the package's two-node cluster (tests/execution/conftest.py): one Ray per test process
     from rewardloop import RayRunner
 
-    ray.init(address="local", num_cpus=2, include_dashboard=False)
-    try:
-        with RayRunner(num_actors=2, workers=1, timeout_s=DEADLINE * 3, backoff_base_s=0.01) as rr:
-            yield rr
-    finally:
-        ray.shutdown()
+    with RayRunner(num_actors=2, workers=1, timeout_s=DEADLINE * 3, backoff_base_s=0.01) as rr:
+        yield rr
 
 
 MIXED = ["ok", "raise", "invalid", "nan", "inf", "dict_nan", "str", "exit", "x", "ok"]
