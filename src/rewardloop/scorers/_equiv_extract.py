@@ -1818,9 +1818,10 @@ def _trailing_statements(text: str, box_end: int, last_end: int) -> list[tuple[s
             at = start + tail.find(body)
             out.append((stated[0], (at + stated[1][0], at + stated[1][1]), False))
         else:
-            m = re.search(r"\b(?:is|equals|=)\s+([a-z]+)\s*[.!]?\s*$", tail, re.IGNORECASE)
-            if m is not None and m.group(1).lower() in _NUMBER_WORDS:  # "The final answer is seven."
-                out.append((_NUMBER_WORDS[m.group(1).lower()], (start + m.start(1), start + m.end(1)), False))
+            word = re.search(r"\b(?:is|equals|=)\s+([a-z]+)\s*[.!]?\s*$", tail, re.IGNORECASE)
+            if word is not None and word.group(1).lower() in _NUMBER_WORDS:  # "The final answer is seven."
+                value_span = (start + word.start(1), start + word.end(1))
+                out.append((_NUMBER_WORDS[word.group(1).lower()], value_span, False))
     return out
 
 
