@@ -27,7 +27,7 @@ $(VERL_VENV)/.ok: bench/verl-constraints.txt
 	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'torch==2.13.0'
 	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'verl[math]==0.9.1'
 	# rewardloop runs there from src/ (PYTHONPATH): its core dependencies verl does not pull, and what verl's agent loop imports
-	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'cloudpickle>=2.2' cachetools uvicorn fastapi
+	$(VERL_VENV)/bin/pip -q --disable-pip-version-check install -c bench/verl-constraints.txt 'cloudpickle>=2.2' cachetools uvicorn fastapi mathruler
 	touch $@
 
 # verl's own reward tests (tests/verl_conformance) run there under pytest with pytest-asyncio

@@ -561,7 +561,7 @@ def render() -> str:
         out.append("| hack | ground truth | response | reward | admitted | verl 0.9.1 |")
         out.append("|---|---|---|---|---|---|")
         for h in rows:
-            verl = "not run (no mathruler)" if route == "geo3k" else f"{h.verl_reward:g}"
+            verl = f"{h.verl_reward:g}"
             admitted = "**yes**" if h.reward >= 1.0 else "partly" if h.reward > 0 else "no"
             if route == "geo3k" and h.reward == 0.1:
                 admitted = "no (format bonus 0.1)"
@@ -611,12 +611,11 @@ def test_verl_gives_the_same_reward_for_each_hack() -> None:
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     checked = 0
     for hack, value in zip(HACKS, got, strict=True):
-        if isinstance(value, str):  # geo3k needs mathruler, which verl's venv does not install
-            assert hack.route == "geo3k" and value == "missing:mathruler", (hack, value)
-            continue
+        # a missing module (geo3k needs mathruler: `make verl-venv` installs it) is a failure, not a skip
+        assert not isinstance(value, str), f"verl could not score {hack.route}: {value}"
         assert value == hack.verl_reward, (hack.route, hack.hack, value)
         checked += 1
-    assert checked == sum(h.route != "geo3k" for h in HACKS)
+    assert checked == len(HACKS)
 
 
 if __name__ == "__main__":

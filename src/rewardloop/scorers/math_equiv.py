@@ -154,6 +154,8 @@ def judge(
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     found = extract_answers(response)
+    if found.refused:  # the response cannot be read at face value (see _equiv_visible)
+        return Verdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
     if found.method == "none" and found.text and not found.reopened:
         # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
         stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
