@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/pip -q --disable-pip-version-check
 
-.PHONY: demo test lint bench clean verl-venv
+.PHONY: demo test lint typecheck bench clean verl-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,14 +44,19 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
 
+# mypy, strict on src/ ([tool.mypy] in pyproject.toml; docs/configuration.md#type-checking says what it covers)
+typecheck: $(VENV)/.dev
+	$(BIN)/mypy
+
 test: $(VENV)/.dev
 	@bash scripts/install-system-deps.sh || true  # bubblewrap, chromium: optional, idempotent
 	@$(MAKE) --no-print-directory verl-venv || echo "make test: could not build $(VERL_VENV); the tests marked verl will skip"
 	$(BIN)/ruff check src tests bench examples
+	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 bench: $(VENV)/.dev
 	bash bench/run_all.sh
 
 clean:
-	rm -rf out .pytest_cache .ruff_cache
+	rm -rf out .pytest_cache .ruff_cache .mypy_cache

@@ -112,6 +112,10 @@ def clear_scorer_caches() -> int:
             ):
                 obj.cache_clear()
                 emptied += 1
+    memo = sys.modules.get("rewardloop.scorers._latex_predict")
+    if memo is not None:  # the LaTeX parser's prediction memo is learned from the responses it parsed
+        memo.clear()
+        emptied += 1
     return emptied
 
 

@@ -1,7 +1,7 @@
 """qa_equiv against human judgments of open-domain QA predictions, beside EM, token F1 and containment; and speed.
 
-Data: ``bench/_qa_data.py`` (dev = EVOUNA, test = Kamalloo et al.'s NQ301; split by source; provenance in
-``bench/README.md``). The data lives outside the repository (``/work/extdata/qa``, or ``REWARDLOOP_QA_DATA``);
+Data: ``bench/_qa_data.py`` (dev = EVOUNA, test = Kamalloo et al.'s NQ301, mturk = MTurk ratings of BERT
+answers that EM rejects, a second held-out split; split by source; provenance in ``bench/README.md``). The data lives outside the repository (``/work/extdata/qa``, or ``REWARDLOOP_QA_DATA``);
 without it the script says so and exits 0.
 
 For every split, on the same rows in the same run:
@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from _common import RESULTS, write_json
-from _qa_data import Judged, available, data_root, load
+from _qa_data import Judged, available, data_root, load, mturk_available
 from rewardloop import Runner, Sample
 from rewardloop.scorers._qa_norm import clear_caches
 from rewardloop.scorers.qa_em import SearchR1QAScorer, normalize_answer
@@ -262,10 +262,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qa_equiv bench: no data under {data_root()} (see bench/README.md, qa_equiv); skipped")
         return 0
     results: dict[str, Any] = {
-        "note": "test = out-of-sample (never looked at while the rules were written); dev = in-sample",
+        "note": (
+            "test and mturk = out-of-sample (never looked at while the rules were written; mturk added after "
+            "them, scored once); dev = in-sample"
+        ),
         "test": evaluate("test", with_judge=not args.no_judge),
         "dev": evaluate("dev", with_judge=args.judge_dev),
     }
+    if mturk_available():
+        results["mturk"] = evaluate("mturk", with_judge=False)
     results["speed"] = speed(load("test"), args.passes, args.repeat)
     write_json(results, OUT)
     _print(results)
@@ -273,7 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print(results: dict[str, Any]) -> None:
-    for split in ("test", "dev"):
+    for split in ("test", "dev", "mturk"):
+        if split not in results:
+            continue
         part = results[split]
         print(
             f"\n{split}: {part['rows']} rows, {part['human_correct_not_exact']} human-correct not exact, "

@@ -156,9 +156,9 @@ def mean_batch(before: dict[str, float], after: dict[str, float]) -> float:
 
 
 def manager(model: Path, servers: int, extra: tuple[str, ...] = ()) -> Any:
-    from rewardloop.models import RewardModelConfig, RewardModelManager
+    from rewardloop.models import RewardModelManager, RewardModelServerConfig
 
-    cfg = RewardModelConfig(
+    cfg = RewardModelServerConfig(
         model_path=str(model),
         num_servers=servers,
         served_model_name="bench-rm",

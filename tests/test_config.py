@@ -51,7 +51,7 @@ def test_every_verl_key_is_parsed():
     assert cfg.reward_model.model_path == "/models/rm" and cfg.reward_model.rollout["name"] == "vllm"
     assert cfg.sandbox_fusion.max_concurrent == 8
     assert (cfg.max_rpm, cfg.max_tpm, cfg.timeout) == (600.0, 60000.0, 30.0)
-    assert cfg.runner == {"workers": 2, "on_error": 0.0}
+    assert cfg.runner.given() == {"on_error": 0.0, "workers": 2}
 
 
 def test_defaults_match_verl():
@@ -79,7 +79,7 @@ def test_trainer_config_reads_reward_section():
         ({"num_worker": 2}, "unknown key(s) 'num_worker' in reward; allowed: backend"),
         ({"reward_manager": {"nam": "x"}}, "unknown key(s) 'nam' in reward.reward_manager"),
         ({"sandbox_fusion": {"url": "u", "timeout": 3}}, "'timeout' in reward.sandbox_fusion"),
-        ({"num_workers": 0}, "reward.num_workers must be >= 1"),
+        ({"num_workers": 0}, "reward.num_workers must be an integer >= 1"),
         ({"num_workers": "8"}, "reward.num_workers must be an integer"),
         ({"backend": "spark"}, "reward.backend must be one of local, ray"),
         (
@@ -89,8 +89,8 @@ def test_trainer_config_reads_reward_section():
         ({"reward_manager": {"source": "importlib"}}, "reward.reward_manager.module.path must be set"),
         ({"reward_model": {"enable": True}}, "reward.reward_model.model_path must be set"),
         ({"reward_model": {"enable": "yes"}}, "reward.reward_model.enable must be true or false"),
-        ({"runner": {"workerz": 2}}, "reward.runner: unknown"),
-        ({"max_rpm": -1}, "reward.max_rpm must be > 0"),
+        ({"runner": {"workerz": 2}}, "unknown key(s) 'workerz' in reward.runner"),
+        ({"max_rpm": -1}, "reward.max_rpm must be a positive number"),
         (
             {"custom_reward_function": {"path": "f.py", "reward_kwargs": [1]}},
             "reward_kwargs must be a mapping",
@@ -196,3 +196,43 @@ def test_null_legacy_blocks_are_silent():
         warnings.simplefilter("error")
         cfg = load_reward_config(root)
     assert cfg.num_workers == 2 and cfg.custom_reward_function.path is None
+
+
+def test_the_runner_section_is_parsed_once_into_a_runner_config():
+    from rewardloop import RunnerConfig
+
+    cfg = load_reward_config({"runner": {"timeout_s": 5, "workers": 3}})
+    assert isinstance(cfg.runner, RunnerConfig)
+    assert (cfg.runner.timeout_s, cfg.runner.workers, cfg.runner.retries) == (5, 3, RunnerConfig().retries)
+    # it remembers what the section set, so defaults of a caller (the CLI, the rate-limited manager) apply under it
+    assert cfg.runner.given() == {"timeout_s": 5, "workers": 3}
+    layered = cfg.runner.with_defaults(workers=2, dedup=False)
+    assert (layered.workers, layered.dedup, layered.timeout_s) == (3, False, 5)
+    changed = cfg.runner.replace(on_error=None)
+    assert changed.given() == {"on_error": None, "timeout_s": 5, "workers": 3}
+    # the section round-trips as written, so the fingerprint does not depend on this machine's CPU count
+    assert cfg.as_dict()["runner"] == {"timeout_s": 5, "workers": 3}
+    assert RewardConfig.from_dict(cfg.as_dict()) == cfg and load_reward_config(None).as_dict()["runner"] == {}
+    assert RewardConfig.from_dict(cfg.as_dict()).fingerprint() == cfg.fingerprint()
+
+
+def test_a_runner_mapping_given_to_reward_config_is_parsed_and_checked():
+    import dataclasses
+
+    from rewardloop import RunnerConfig
+
+    cfg = dataclasses.replace(RewardConfig(), runner={"cache_size": 8})
+    assert isinstance(cfg.runner, RunnerConfig) and cfg.runner.given() == {"cache_size": 8}
+    with pytest.raises(ConfigError, match=r"reward\.runner: workers must be an integer >= 1"):
+        RewardConfig(runner={"workers": 0})
+    # a RunnerConfig built directly counts the fields that differ from the defaults as given
+    assert RunnerConfig(timeout_s=2.0).given() == {"timeout_s": 2.0}
+
+
+def test_the_rate_limited_manager_fills_only_what_the_runner_section_leaves_open():
+    from rewardloop.managers import runner_config_from
+
+    cfg = load_reward_config({"max_concurrent": 4, "max_rpm": 60, "runner": {"dedup": True}})
+    limited = runner_config_from(cfg, rate_limits=True)
+    assert (limited.dedup, limited.max_concurrency, limited.rpm, limited.timeout_s) == (True, 4, 60.0, 300.0)
+    assert runner_config_from(cfg) is cfg.runner

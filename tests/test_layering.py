@@ -31,6 +31,7 @@ LAYERS = {
     "_summary": 0,
     "_provenance": 0,
     "_suggest": 0,
+    "_validate": 0,  # the config dialects' shared field specs and error wording
     "clients": 0,  # HTTP clients and templates: errors and types only, under scorers and models
     "scorers": 1,
     "sandbox": 1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ._validate import renamed
 from .scorers import Scorer, as_scorer, get_scorer, resolve_scorer
 from .types import Sample, Score, ScoreBatch, Status
 
@@ -23,7 +24,8 @@ def score(
     sample: Sample,
     scorer: Scorer | str | Callable[[Sample], Any] | None = None,
     *,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> Score:
     """Score one sample; the scorer defaults to the one routed for ``sample.task``.
 
@@ -32,14 +34,16 @@ def score(
     """
     from .execution import score_one
 
-    return score_one(_scorer_for(sample, scorer), sample, timeout=timeout)
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "rewardloop.score")
+    return score_one(_scorer_for(sample, scorer), sample, timeout=timeout_s)
 
 
 def score_many(
     samples: Iterable[Sample],
     scorer: Scorer | str | Callable[[Sample], Any] | None = None,
     *,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> ScoreBatch:
     """Score samples one after another in the calling thread (see the CLI and Runner for parallel scoring).
 
@@ -47,10 +51,11 @@ def score_many(
     """
     from .errors import UnknownTaskError
 
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "rewardloop.score_many")
     results = []
     for sample in samples:
         try:
-            results.append(score(sample, scorer, timeout=timeout))
+            results.append(score(sample, scorer, timeout_s=timeout_s))
         except UnknownTaskError as exc:
             results.append(Score.failure(Status.INVALID_INPUT, str(exc)))
     return ScoreBatch.from_scores(results)

@@ -25,7 +25,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .errors import ConfigError, InvalidSampleError, RewardLoopError
 
@@ -57,7 +57,7 @@ def _format_of(path: str | os.PathLike[str]) -> str:
     )
 
 
-class RowError(dict):
+class RowError(dict[str, Any]):
     """A line that could not be parsed: kept as a row so that it gets its own error status downstream."""
 
 
@@ -164,7 +164,7 @@ def _read_parquet(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     for name, numbers in absent.items():
         for i in numbers:
             rows[i].pop(name, None)
-    return rows
+    return cast("list[dict[str, Any]]", rows)
 
 
 def json_safe(value: Any) -> Any:

@@ -45,7 +45,7 @@ def describe(value: Any, depth: int = 0) -> Any:
 
 def _state(value: Any) -> dict[str, Any] | None:
     getstate = getattr(type(value), "__getstate__", None)
-    if getstate is not None and getstate is not object.__getstate__:
+    if getstate is not None and getstate is not getattr(object, "__getstate__", None):
         try:
             state = value.__getstate__()
         except Exception:

@@ -173,7 +173,7 @@ def top_errors(scores: Iterable[Score], n: int = 5) -> list[tuple[str, str, int]
 def format_table(summaries: list[TaskSummary]) -> str:
     """A plain-text table: task, n, mean reward, accuracy, failures by status."""
     header = ("data_source", "n", "mean", "acc", "failed")
-    lines = []
+    lines: list[tuple[str, ...]] = []
     for s in summaries:
         failed = ", ".join(f"{k}={v}" for k, v in sorted(s.failures.items())) or "-"
         mean = "-" if math.isnan(s.mean_reward) else f"{s.mean_reward:.3f}"

@@ -24,8 +24,9 @@ import os
 import random
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
+from ._validate import renamed
 from .errors import ConfigError, InfraError, MissingExtraError, RateLimited, RewardLoopError
 from .types import Sample, Score, ScoreBatch
 
@@ -59,7 +60,7 @@ class ServiceError(RewardLoopError):
             + (f" (error id {error_id})" if error_id else "")
         )
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.status_code, self.error, self.detail, self.error_id))
 
 
@@ -88,7 +89,7 @@ def plain(value: Any) -> Any:
 
 def sample_json(sample: Sample | Mapping[str, Any]) -> dict[str, Any]:
     """The native API's JSON for one sample (a :class:`Sample`, or a mapping with the same fields)."""
-    return plain(_sample_fields(sample))
+    return cast("dict[str, Any]", plain(_sample_fields(sample)))
 
 
 def _sample_fields(sample: Sample | Mapping[str, Any]) -> dict[str, Any]:
@@ -130,19 +131,26 @@ class _Base:
         base_url: str | None = None,
         *,
         token: str | None = None,
-        timeout: float = 600.0,
-        connect_timeout: float = 10.0,
+        timeout_s: float | None = None,
+        connect_timeout_s: float | None = None,
         retries: int = 4,
         backoff_base_s: float = 0.5,
         backoff_max_s: float = 30.0,
         on_error: float | None = 0.0,
+        timeout: float | None = None,  # deprecated name of timeout_s
+        connect_timeout: float | None = None,  # deprecated name of connect_timeout_s
     ) -> None:
+        where = type(self).__name__
+        timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", where, default=600.0)
+        connect_timeout_s = renamed(
+            connect_timeout_s, connect_timeout, "connect_timeout", "connect_timeout_s", where, default=10.0
+        )
         base_url = base_url or os.environ.get(ENV_URL)
         if not base_url:
             raise ConfigError(f"no service URL: pass base_url or set {ENV_URL}")
         self.base_url = _base(base_url)
         self.token = token or os.environ.get(ENV_TOKEN) or None
-        self.timeout = httpx.Timeout(timeout, connect=connect_timeout)
+        self.timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
         self.retries = retries
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
@@ -216,7 +224,7 @@ def _retryable_error(exc: Exception) -> bool:
 class RewardClient(_Base):
     """Synchronous client of the reward service. Thread-safe (one ``httpx.Client`` connection pool).
 
-    ``RewardClient("http://127.0.0.1:8000", token=None, timeout=600, retries=4)``; ``timeout`` bounds each
+    ``RewardClient("http://127.0.0.1:8000", token=None, timeout_s=600, retries=4)``; ``timeout_s`` bounds each
     HTTP attempt, ``connect_timeout`` the connection set-up, ``on_error`` the reward that
     :meth:`ScoreBatch.rewards` gives failed samples in returned batches.
     """
@@ -240,13 +248,13 @@ class RewardClient(_Base):
     ) -> dict[str, Any]:
         """OpenRLHF's ``/get_reward`` call: ``{"rewards", "scores", "extra_logs"}``."""
         body = {"query": list(query), "prompts": list(prompts), "labels": list(labels), **extra}
-        return self._request("POST", "/get_reward", body)
+        return cast("dict[str, Any]", self._request("POST", "/get_reward", body))
 
     def scorers(self) -> dict[str, Any]:
-        return self._request("GET", "/v1/scorers", None)
+        return cast("dict[str, Any]", self._request("GET", "/v1/scorers", None))
 
     def health(self) -> dict[str, Any]:
-        return self._request("GET", "/healthz", None)
+        return cast("dict[str, Any]", self._request("GET", "/healthz", None))
 
     def _request(self, method: str, path: str, body: Any) -> Any:
         url = self.base_url + path
@@ -298,13 +306,13 @@ class AsyncRewardClient(_Base):
         self, query: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **extra: Any
     ) -> dict[str, Any]:
         body = {"query": list(query), "prompts": list(prompts), "labels": list(labels), **extra}
-        return await self._request("POST", "/get_reward", body)
+        return cast("dict[str, Any]", await self._request("POST", "/get_reward", body))
 
     async def scorers(self) -> dict[str, Any]:
-        return await self._request("GET", "/v1/scorers", None)
+        return cast("dict[str, Any]", await self._request("GET", "/v1/scorers", None))
 
     async def health(self) -> dict[str, Any]:
-        return await self._request("GET", "/healthz", None)
+        return cast("dict[str, Any]", await self._request("GET", "/healthz", None))
 
     async def _request(self, method: str, path: str, body: Any) -> Any:
         url = self.base_url + path

@@ -29,9 +29,13 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+from ._validate import Bool, Choice, Int, Number, Str, check_keys, section
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .execution import RunnerConfig
 
 __all__ = [
     "CustomFunctionConfig",
@@ -55,57 +59,26 @@ MANAGER_SOURCES = ("register", "importlib")
 # small parsing helpers: every check names the key and what is allowed
 
 
-def _check_keys(data: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    # ``_target_`` is Hydra's instantiation hint, present at every level of verl's YAML
-    unknown = sorted(str(k) for k in data if k not in allowed and k != "_target_")
-    if unknown:
-        raise ConfigError(
-            f"unknown key(s) {', '.join(repr(k) for k in unknown)} in {where}; "
-            f"allowed: {', '.join(sorted(allowed))}"
-        )
-
-
-def _section(data: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
-    value = data.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}.{key} must be a mapping, got {type(value).__name__}")
-    return value
+_check_keys = check_keys
+_section = section
 
 
 def _int(value: Any, where: str, *, minimum: int | None = None, optional: bool = False) -> int | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{where} must be an integer, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ConfigError(f"{where} must be >= {minimum}, got {value}")
-    return value
+    return cast("int | None", Int(minimum=minimum, optional=optional).check(value, where))
 
 
 def _float(value: Any, where: str, *, positive: bool = False, optional: bool = False) -> float | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{where} must be a number, got {value!r}")
-    if positive and value <= 0:
-        raise ConfigError(f"{where} must be > 0, got {value}")
-    return float(value)
+    return cast(
+        "float | None", Number(positive=positive, finite=False, optional=optional).check(value, where)
+    )
 
 
 def _bool(value: Any, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigError(f"{where} must be true or false, got {value!r}")
-    return value
+    return cast(bool, Bool().check(value, where))
 
 
 def _str(value: Any, where: str, *, optional: bool = True) -> str | None:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"{where} must be a non-empty string, got {value!r}")
-    return value
+    return cast("str | None", Str(optional=optional).check(value, where))
 
 
 def _plain(node: Any) -> Any:
@@ -162,9 +135,7 @@ class RewardManagerConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str) -> RewardManagerConfig:
         _check_keys(data, ("source", "name", "module"), where)
-        source = data.get("source") or "register"
-        if source not in MANAGER_SOURCES:
-            raise ConfigError(f"{where}.source must be one of {', '.join(MANAGER_SOURCES)}, got {source!r}")
+        source = Choice(MANAGER_SOURCES).check(data.get("source") or "register", f"{where}.source")
         module = _section(data, "module", where)
         _check_keys(module, ("path", "name"), f"{where}.module")
         module_cfg = ModuleConfig(
@@ -320,7 +291,9 @@ class RewardConfig:
     max_tpm: float | None = None
     estimated_tokens_per_request: int = 2000
     timeout: float = 300.0
-    runner: Mapping[str, Any] = field(default_factory=dict)
+    #: ours: the ``runner`` section, parsed once (:class:`~rewardloop.RunnerConfig`; it remembers the keys the
+    #: section set, :meth:`~rewardloop.RunnerConfig.given`); a mapping given here is parsed into one
+    runner: RunnerConfig = field(default_factory=lambda: _runner_config({}, "reward.runner"))
     backend: Literal["local", "ray"] = "local"
     #: ours: ``reward_extra_info`` keys every sample carries (name -> float | bool | str | any); a trainer
     #: config's ``algorithm.gdpo_reward_keys`` are added as floats
@@ -339,6 +312,10 @@ class RewardConfig:
     #: false keeps ``run_single``'s extra info to the declared keys (``extra_info_keys``) only
     infer_extra_info_keys: bool = True
 
+    def __post_init__(self) -> None:
+        if isinstance(self.runner, Mapping):
+            object.__setattr__(self, "runner", _runner_config(self.runner, "reward.runner"))
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "reward") -> RewardConfig:
         data = _plain(data)
@@ -347,11 +324,8 @@ class RewardConfig:
         _check_keys(data, _REWARD_KEYS, where)
         reward_kwargs = dict(_section(data, "reward_kwargs", where))
         parse_overlong(reward_kwargs, f"{where}.reward_kwargs")  # fail fast on a bad DAPO config
-        backend = data.get("backend") or "local"
-        if backend not in BACKENDS:
-            raise ConfigError(f"{where}.backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-        runner = dict(_section(data, "runner", where))
-        _validate_runner(runner, f"{where}.runner")
+        backend = Choice(BACKENDS).check(data.get("backend") or "local", f"{where}.backend")
+        runner = _runner_config(_section(data, "runner", where), f"{where}.runner")
         components = _components(data.get("components"), f"{where}.components")
         if components and (_section(data, "custom_reward_function", where) or {}).get("path"):
             raise ConfigError(
@@ -394,8 +368,10 @@ class RewardConfig:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain nested dicts (round-trips through :meth:`from_dict`)."""
-        return dataclasses.asdict(self)
+        """Plain nested dicts (round-trips through :meth:`from_dict`); ``runner`` as the section was given."""
+        out = dataclasses.asdict(self)
+        out["runner"] = self.runner.given()
+        return out
 
     def fingerprint(self) -> str:
         """A short hash of the whole config (every key, defaults included): two runs with the same fingerprint
@@ -426,9 +402,7 @@ def _extra_info_keys(value: Any, where: str) -> dict[str, str]:
     for key, kind in value.items():
         if not isinstance(key, str) or not key:
             raise ConfigError(f"{where}: keys must be non-empty strings, got {key!r}")
-        if kind not in _EXTRA_KINDS:
-            raise ConfigError(f"{where}.{key} must be one of {', '.join(_EXTRA_KINDS)}, got {kind!r}")
-        out[key] = kind
+        out[key] = Choice(_EXTRA_KINDS).check(kind, f"{where}.{key}")
     return out
 
 
@@ -509,9 +483,7 @@ def _monitors(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         raise ConfigError(f"{where} must be a mapping with keys {', '.join(_MONITOR_KEYS)}")
     _check_keys(value, _MONITOR_KEYS, where)
-    enable = value.get("enable", True)
-    if not isinstance(enable, bool):
-        raise ConfigError(f"{where}.enable must be true or false, got {enable!r}")
+    enable = _bool(value.get("enable", True), f"{where}.enable")
     penalize = value.get("penalize") or {}
     if not isinstance(penalize, Mapping):
         raise ConfigError(
@@ -521,13 +493,15 @@ def _monitors(value: Any, where: str) -> dict[str, Any]:
     return {"enable": enable, "penalize": rewards}
 
 
-def _validate_runner(runner: Mapping[str, Any], where: str) -> None:
+def _runner_config(runner: Mapping[str, Any], where: str) -> RunnerConfig:
+    """The ``runner`` section parsed by :class:`~rewardloop.RunnerConfig`'s own checks (one place for them)."""
     from .execution import RunnerConfig
 
     try:
-        RunnerConfig.from_dict(runner)
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+        return RunnerConfig.from_dict(runner, where)
+    except ConfigError as exc:  # a value error names the field alone: say where it is
+        message = str(exc)
+        raise ConfigError(message if message.startswith("unknown key") else f"{where}: {message}") from None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ execution layer; they only propagate when the failure policy says ``raise``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = [
     "ConfigError",
@@ -122,7 +123,7 @@ class RateLimited(InfraError):
         super().__init__(message)
         self.retry_after = None if retry_after is None else max(0.0, float(retry_after))
 
-    def __reduce__(self) -> tuple:  # keep retry_after across process boundaries
+    def __reduce__(self) -> tuple[Any, ...]:  # keep retry_after across process boundaries
         return (type(self), (str(self), self.retry_after))
 
 

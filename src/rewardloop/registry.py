@@ -83,7 +83,7 @@ class Registry(Generic[T]):
                 raise ConfigError(f"{self.kind} {name!r} could not be loaded from {entry!r}: {exc}") from exc
             with self._lock:
                 self._entries[name] = entry
-        return entry  # type: ignore[return-value]
+        return entry
 
     def names(self) -> list[str]:
         if not self._entry_points_loaded:

@@ -51,22 +51,27 @@ def test_config_from_dict_rejects_unknown_keys_by_name():
     with pytest.raises(ConfigError) as info:
         RunnerConfig.from_dict({"timeout_s": 3, "wrokers": 2, "zzz": 1})
     message = str(info.value)
-    assert "wrokers, zzz" in message and "allowed:" in message and "max_concurrency" in message
+    assert (
+        "'wrokers', 'zzz'" in message
+        and "did you mean 'workers'" in message
+        and "allowed:" in message
+        and "max_concurrency" in message
+    )
     assert RunnerConfig.from_dict({"timeout_s": 3}).timeout_s == 3
 
 
 @pytest.mark.parametrize(
     ("key", "value", "needle"),
     [
-        ("workers", 0, "workers must be an int >= 1"),
+        ("workers", 0, "workers must be an integer >= 1"),
         ("timeout_s", -1, "timeout_s must be a positive number"),
         ("on_error", "zero", "on_error must be a number"),
         ("on_error", True, "on_error must be a number"),
         ("execution", "gpu", "inline, thread, process"),
-        ("memory_limit_mb", 10, "memory_limit_mb must be an int >= 64"),
-        ("recycle_memory_mb", 0, "recycle_memory_mb must be an int >= 1"),
+        ("memory_limit_mb", 10, "memory_limit_mb must be an integer >= 64"),
+        ("recycle_memory_mb", 0, "recycle_memory_mb must be an integer >= 1"),
         ("rpm", 0, "rpm must be a positive number"),
-        ("dedup", "yes", "dedup must be True or False"),
+        ("dedup", "yes", "dedup must be true or false"),
         ("backoff_base_s", float("inf"), "backoff_base_s"),
     ],
 )
@@ -84,7 +89,7 @@ def test_config_defaults_and_overrides():
     r = Runner(RunnerConfig(timeout_s=2.0), retries=1)
     assert (r.config.timeout_s, r.config.retries) == (2.0, 1)
     assert Runner({"cache_size": 5}).config.cache_size == 5
-    with pytest.raises(ConfigError, match="unknown RunnerConfig key"):
+    with pytest.raises(ConfigError, match=r"unknown key.* in RunnerConfig"):
         Runner(nope=1)
 
 

@@ -263,7 +263,7 @@ def test_column_length_mismatch_is_an_error(make):
 
 
 def test_deadline_turns_a_hang_into_an_excluded_sample(make):
-    fn = make(SleepScorer(), timeout=0.3)
+    fn = make(SleepScorer(), timeout_s=0.3)
     out = trl_call(fn, ["q", "q"], ["0", "3"], {"ground_truth": [None, None]})
     assert out == [1.0, None]
 

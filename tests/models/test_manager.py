@@ -14,8 +14,8 @@ import pytest
 from rewardloop import Runner, Sample, Status
 from rewardloop.errors import ConfigError, InfraError
 from rewardloop.models import (
-    RewardModelConfig,
     RewardModelManager,
+    RewardModelServerConfig,
     RouterConfig,
     free_port,
     launch_command,
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.server
 
 
 def test_vllm_command_for_a_reward_model():
-    cfg = RewardModelConfig(
+    cfg = RewardModelServerConfig(
         model_path="/m/rm", backend="vllm", gpus_per_server=2, served_model_name="rm", python="py"
     )
     cmd = launch_command(cfg, 9001)
@@ -42,38 +42,40 @@ def test_vllm_command_for_a_reward_model():
 
 
 def test_vllm_command_for_a_judge_has_no_pooling_flags():
-    cmd = launch_command(RewardModelConfig(model_path="/m/judge", backend="vllm", kind="generate"), 1)
+    cmd = launch_command(RewardModelServerConfig(model_path="/m/judge", backend="vllm", kind="generate"), 1)
     assert "--runner" not in cmd and "--convert" not in cmd
 
 
 def test_sglang_command():
-    cfg = RewardModelConfig(model_path="/m/rm", backend="sglang", extra_args=("--mem-fraction-static", "0.5"))
+    cfg = RewardModelServerConfig(
+        model_path="/m/rm", backend="sglang", extra_args=("--mem-fraction-static", "0.5")
+    )
     cmd = launch_command(cfg, 30000)
     assert cmd[1:3] == ["-m", "sglang.launch_server"]
     assert cmd[cmd.index("--model-path") + 1] == "/m/rm" and "--is-embedding" in cmd
     assert cmd[cmd.index("--tp-size") + 1] == "1" and cmd[-2:] == ["--mem-fraction-static", "0.5"]
-    judge = launch_command(RewardModelConfig(model_path="/m/j", backend="sglang", kind="generate"), 1)
+    judge = launch_command(RewardModelServerConfig(model_path="/m/j", backend="sglang", kind="generate"), 1)
     assert "--is-embedding" not in judge
 
 
 def test_embedded_command_and_gpu_slices():
     from rewardloop.models._manager import _server_env
 
-    cfg = RewardModelConfig(model_path="/m/rm", num_servers=2, gpus_per_server=2, gpu_ids=(4, 5, 6, 7))
+    cfg = RewardModelServerConfig(model_path="/m/rm", num_servers=2, gpus_per_server=2, gpu_ids=(4, 5, 6, 7))
     cmd = launch_command(cfg, 8000)
     assert cmd[1:3] == ["-m", "rewardloop.models._server"] and cmd[cmd.index("--device") + 1] == "auto"
     assert _server_env(cfg, 0)["CUDA_VISIBLE_DEVICES"] == "4,5"
     assert _server_env(cfg, 1)["CUDA_VISIBLE_DEVICES"] == "6,7"
-    cpu = launch_command(RewardModelConfig(model_path="/m/rm"), 8000)
+    cpu = launch_command(RewardModelServerConfig(model_path="/m/rm"), 8000)
     assert cpu[cpu.index("--device") + 1] == "cpu"
 
 
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        ({"model_path": "m", "backend": "tgi"}, "allowed: embedded, vllm, sglang, external"),
-        ({"model_path": "m", "kind": "reward"}, "allowed: classify, generate"),
-        ({"model_path": "m", "router_mode": "inline"}, "allowed: process, thread"),
+        ({"model_path": "m", "backend": "tgi"}, "one of embedded, vllm, sglang, external"),
+        ({"model_path": "m", "kind": "reward"}, "one of classify, generate"),
+        ({"model_path": "m", "router_mode": "inline"}, "one of process, thread"),
         ({"backend": "vllm"}, "needs model_path"),
         ({"backend": "external"}, "needs urls"),
         ({"model_path": "m", "num_servers": 2, "ports": (1,)}, "2 servers"),
@@ -82,13 +84,13 @@ def test_embedded_command_and_gpu_slices():
 )
 def test_config_errors_name_the_allowed_values(kwargs, match):
     with pytest.raises(ConfigError, match=match):
-        RewardModelConfig(**kwargs)
+        RewardModelServerConfig(**kwargs)
 
 
 def test_router_command_carries_the_router_config():
     from rewardloop.cli.main import build_parser
 
-    cfg = RewardModelConfig(
+    cfg = RewardModelServerConfig(
         model_path="m", router=RouterConfig(timeout_s=9, unhealthy_after=4, health_path="/ping")
     )
     cmd = router_command(cfg, ["http://127.0.0.1:1", "http://127.0.0.1:2"], 7000)
@@ -143,7 +145,7 @@ def test_external_backend_starts_only_the_router():
 @pytest.fixture(scope="module")
 def manager(rm_path):
     """Two embedded servers in subprocesses (each imports torch + transformers: the slow part)."""
-    cfg = RewardModelConfig(
+    cfg = RewardModelServerConfig(
         model_path=str(rm_path),
         num_servers=2,
         served_model_name="tiny-rm",

@@ -109,7 +109,12 @@ def test_without_a_question_a_unitless_gold_accepts_any_unit():
 def test_the_unit_rule_is_explained():
     scorer = MathEquivScorer()
     s = scorer.score(Sample(response="\\boxed{5 \\text{ g}}", ground_truth="5", prompt="How many kilograms?"))
-    assert s.value == 0.0 and s.info["rule"] == "unit_mismatch"
+    # 5 g is 1/200 kg: converted, and not the gold
+    assert s.value == 0.0 and s.info["rule"] == "unit_conversion" and "converted" in s.info["reason"]
+    s = scorer.score(
+        Sample(response="\\boxed{5 \\text{ months}}", ground_truth="5", prompt="How many weeks?")
+    )
+    assert s.value == 0.0 and s.info["rule"] == "unit_mismatch"  # a month has no fixed size in weeks
 
 
 def test_tables_hold_more_near_misses_than_equivalents():

@@ -89,7 +89,7 @@ def test_redteam_row(row: dict[str, Any], rule: str, mode: str) -> None:
     )
     # a verdict test, not a deadline test: the slowest row needs ~5 s of sympy (an infinite sum), so the
     # default 10 s deadline would make its verdict depend on the machine's load; 120 s is 24x that work
-    score = rewardloop.score(sample, _scorer(rule), timeout=120.0)
+    score = rewardloop.score(sample, _scorer(rule), timeout_s=120.0)
     value = 0.0 if score.value is None else score.value
     if row["kind"] == "attack":
         assert value == 0.0, (

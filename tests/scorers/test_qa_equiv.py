@@ -255,13 +255,14 @@ def test_info_keys_are_the_same_on_every_path():
 
 def test_question_comes_from_metadata_or_the_prompt():
     # the gold occurs in the question: containment proves nothing, whichever way the question arrives
-    meta = run("<answer>Jupiter, I think</answer>", ["Jupiter"], question="Jupiter or Saturn?")
+    # (not a choice question: picking one option of "Jupiter or Saturn?" is an answer, test_qa_equiv_dev_classes)
+    meta = run("<answer>Jupiter, I think</answer>", ["Jupiter"], question="Is Jupiter the largest planet?")
     assert meta.info["rule"] == "gold_in_question"
     prompt = QAEquivScorer().score(
         Sample(
             response="<answer>Jupiter, I think</answer>",
             ground_truth=["Jupiter"],
-            prompt="Jupiter or Saturn?",
+            prompt="Is Jupiter the largest planet?",
         )
     )
     assert prompt.info["rule"] == "gold_in_question"

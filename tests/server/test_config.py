@@ -18,7 +18,7 @@ def test_two_sections(tmp_path):
     server, reward = load_service_config(path)
     assert server.port == 9001 and server.max_batch == 8 and server.openrlhf_task == "openai/gsm8k"
     assert server.host == "127.0.0.1" and server.token is None
-    assert reward.runner == {"timeout_s": 5} and reward.sandbox_fusion.url == "http://x/run_code"
+    assert reward.runner.given() == {"timeout_s": 5} and reward.sandbox_fusion.url == "http://x/run_code"
 
 
 def test_a_reward_section_alone_and_a_trainer_config(tmp_path):

@@ -29,7 +29,7 @@ def plain_text(doc: str) -> str:
 def _scorers() -> list[dict[str, Any]]:
     from ..scorers import SCORERS
 
-    scorers = []
+    scorers: list[dict[str, Any]] = []
     for name in SCORERS.names():
         try:
             target = SCORERS.get(name)  # the class: some scorers need options (a server address) to build
@@ -37,7 +37,7 @@ def _scorers() -> list[dict[str, Any]]:
             doc = (cls.__doc__ or "").strip().splitlines()
             scorers.append(
                 {
-                    "name": name,
+                    "name": str(name),
                     "execution": getattr(cls, "execution", "?"),
                     "timeout_s": getattr(cls, "timeout_s", None),
                     "description": plain_text(doc[0]) if doc else "",
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from ..scorers import ROUTES
 
     scorers = _scorers()
-    routes = [
+    routes: list[dict[str, Any]] = [
         {"data_source": r.pattern + ("*" if r.prefix else ""), "scorer": r.scorer, "options": dict(r.options)}
         for r in ROUTES.routes()
     ]

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from .. import __version__
 from .._groups import group_stats
@@ -193,7 +193,7 @@ class Selection:
     _fingerprints: dict[int, str] = field(default_factory=dict)
 
     def scorer_for(self, sample: Sample) -> Scorer:
-        return self.manager.scorer_for(sample)
+        return cast("Scorer", self.manager.scorer_for(sample))
 
     def fingerprint(self, scorer: Scorer) -> str:
         key = id(scorer)
@@ -259,13 +259,10 @@ def command_config(args: argparse.Namespace) -> Any:
         )
     elif args.reward_kwargs is not None:
         raise ConfigError("--reward-kwargs needs --custom-function")
-    settings = dict(cfg.runner)
-    settings["workers"] = args.workers if args.workers is not None else settings.get("workers", 2)
-    if args.timeout is not None:
-        settings["timeout_s"] = args.timeout
-    if args.execution is not None:
-        settings["execution"] = args.execution
-    changes["runner"] = settings
+    flags = {"workers": args.workers, "timeout_s": args.timeout, "execution": args.execution}
+    # the CLI's own default of 2 workers applies under the config's runner section, the flags over it
+    runner = cfg.runner.with_defaults(workers=2)
+    changes["runner"] = runner.replace(**{k: v for k, v in flags.items() if v is not None})
     if args.ray:
         changes.update(backend="ray", num_workers=args.ray_actors)
     elif args.ray_address is not None:
@@ -280,10 +277,10 @@ def build_selection(args: argparse.Namespace, scorer: Scorer | None = None) -> S
 
     cfg = command_config(args)
     on_error = args.on_error
-    configured = cfg.runner.get("on_error")
+    configured = cfg.runner.given().get("on_error")
     if on_error is None and isinstance(configured, int | float) and not isinstance(configured, bool):
         on_error = float(configured)
-    run_cfg = dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+    run_cfg = dataclasses.replace(cfg, runner=cfg.runner.replace(on_error=None))
     runner = runner_from_config(run_cfg, address=args.ray_address)
     try:
         manager = RewardManager.from_config(run_cfg, scorer=scorer, runner=runner)
@@ -365,7 +362,7 @@ def expand_rows(
     return out
 
 
-def several_responses(responses: Any) -> bool:
+def several_responses(responses: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     """n responses: a non-empty list of strings, or of chats (each a non-empty list of message dicts)."""
     if not isinstance(responses, list | tuple) or not responses:
         return False

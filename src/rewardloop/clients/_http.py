@@ -32,7 +32,7 @@ import random
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..errors import InfraError, InvalidSampleError, MissingExtraError, RateLimited, ScoringError
 
@@ -71,7 +71,7 @@ class RequestRejected(ScoringError):
         super().__init__(message)
         self.status_code = status_code
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (str(self), self.status_code))
 
 
@@ -334,4 +334,4 @@ def reward_client(
         raise ConfigError(
             f"unknown reward-model protocol {protocol!r}; allowed: {', '.join(_PROTOCOLS)}"
         ) from None
-    return cls(base_url, model, **kwargs)
+    return cast("ClassifyClient | EmbeddingsClient", cls(base_url, model, **kwargs))

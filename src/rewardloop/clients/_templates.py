@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..errors import InvalidSampleError
 from ..types import Sample
@@ -117,7 +117,7 @@ def rm_input(tokenizer: Any, chat: Sequence[Mapping[str, str]], response: str) -
     bos = getattr(tokenizer, "bos_token", None)
     if bos and text.startswith(bos):
         text = text[len(bos) :]
-    return text
+    return cast("str", text)
 
 
 def question_of(sample: Sample) -> str:

@@ -8,12 +8,12 @@ allowed (DESIGN §3, contract 7).
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._validate import Bool, Choice, Int, Number, Rule, Spec, check_fields, known_keys
 from ..errors import ConfigError
 from ._workers import DEFAULT_MAX_TASKS_PER_WORKER
 
@@ -82,36 +82,33 @@ class RunnerConfig:
     slow_sample_s: float | None = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("workers", "max_concurrency", "threads", "batch_size"):
-            _check_int(name, getattr(self, name), minimum=1)
-        for name in ("cache_size", "retries", "retry_budget"):
-            _check_int(name, getattr(self, name), minimum=0)
-        _check_int("max_tasks_per_worker", self.max_tasks_per_worker, minimum=1, optional=True)
-        _check_int("memory_limit_mb", self.memory_limit_mb, minimum=64, optional=True)
-        _check_int("recycle_memory_mb", self.recycle_memory_mb, minimum=1, optional=True)
-        for name in ("timeout_s", "rpm", "tpm", "slow_sample_s"):
-            _check_positive(name, getattr(self, name), optional=True)
-        for name in ("backoff_base_s", "backoff_max_s"):
-            _check_positive(name, getattr(self, name), zero_ok=True)
-        if not isinstance(self.dedup, bool):
-            raise ConfigError(f"dedup must be True or False, got {self.dedup!r}")
-        if self.execution is not None and self.execution not in EXECUTIONS:
-            raise ConfigError(
-                f"execution must be None or one of {', '.join(EXECUTIONS)}, got {self.execution!r}"
-            )
-        _check_on_error(self.on_error)
+        check_fields(self, _SPECS)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> RunnerConfig:
-        """Build a config from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones."""
-        data = dict(data or {})
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(map(str, set(data) - set(allowed)))
-        if unknown:
-            raise ConfigError(
-                f"unknown RunnerConfig key(s): {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}"
-            )
-        return cls(**data)
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "RunnerConfig") -> RunnerConfig:
+        """Build a config from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones
+        (``where`` names the mapping in that message: ``reward.runner`` for a reward config's section).
+        The config remembers which keys the mapping set (:meth:`given`)."""
+        settings = known_keys(cls, data, where)
+        config = cls(**settings)
+        object.__setattr__(config, "_given_keys", frozenset(settings))
+        return config
+
+    def given(self) -> dict[str, Any]:
+        """The settings this config was given: the keys of :meth:`from_dict`'s mapping (a ``runner`` section
+        as written), or, for a config built directly, the fields that differ from their defaults. Layers
+        of defaults (:meth:`with_defaults`) apply under these."""
+        names = self.__dict__.get("_given_keys")
+        if names is None:
+            default = type(self)()
+            names = [
+                f.name for f in dataclasses.fields(self) if getattr(self, f.name) != getattr(default, f.name)
+            ]
+        return {name: getattr(self, name) for name in sorted(names)}
+
+    def with_defaults(self, **defaults: Any) -> RunnerConfig:
+        """A copy where ``defaults`` fill the fields this config was not given (see :meth:`given`)."""
+        return type(self).from_dict({**defaults, **self.given()})
 
     @classmethod
     def coerce(
@@ -127,8 +124,10 @@ class RunnerConfig:
         return config.replace(**overrides) if overrides else config
 
     def replace(self, **changes: Any) -> RunnerConfig:
-        """A copy with ``changes`` applied (checked like :meth:`from_dict`)."""
-        return type(self).from_dict({**self.as_dict(), **changes})
+        """A copy with ``changes`` applied (checked like :meth:`from_dict`); they count as given."""
+        config = type(self).from_dict({**self.as_dict(), **changes})
+        object.__setattr__(config, "_given_keys", frozenset(self.given()) | frozenset(changes))
+        return config
 
     @property
     def worker_recycle_memory_mb(self) -> int | None:
@@ -141,27 +140,31 @@ class RunnerConfig:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-def _check_int(name: str, value: Any, *, minimum: int, optional: bool = False) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        extra = " or None" if optional else ""
-        raise ConfigError(f"{name} must be an int >= {minimum}{extra}, got {value!r}")
+def _on_error_ok(value: Any) -> bool:
+    return (
+        value is None or value == "raise" or (isinstance(value, int | float) and not isinstance(value, bool))
+    )
 
 
-def _check_positive(name: str, value: Any, *, optional: bool = False, zero_ok: bool = False) -> None:
-    if value is None and optional:
-        return
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or value < 0 or (value == 0 and not zero_ok):
-        what = "a number >= 0" if zero_ok else "a positive number"
-        raise ConfigError(f"{name} must be {what}{' or None' if optional else ''}, got {value!r}")
-
-
-def _check_on_error(value: Any) -> None:
-    if value is None or value == "raise":
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(
-            f"on_error must be a number (NaN allowed), None (exclude failed samples) or 'raise', got {value!r}"
-        )
+# each field's rule, checked by __post_init__ (rewardloop._validate words the errors)
+_SPECS: dict[str, Spec] = {
+    "workers": Int(minimum=1),
+    "timeout_s": Number(positive=True, optional=True),
+    "max_concurrency": Int(minimum=1),
+    "threads": Int(minimum=1),
+    "on_error": Rule(_on_error_ok, "a number (NaN allowed), None (exclude failed samples) or 'raise'"),
+    "dedup": Bool(),
+    "cache_size": Int(minimum=0),
+    "retries": Int(minimum=0),
+    "backoff_base_s": Number(minimum=0),
+    "backoff_max_s": Number(minimum=0),
+    "retry_budget": Int(minimum=0),
+    "batch_size": Int(minimum=1),
+    "max_tasks_per_worker": Int(minimum=1, optional=True),
+    "memory_limit_mb": Int(minimum=64, optional=True),
+    "recycle_memory_mb": Int(minimum=1, optional=True),
+    "execution": Choice(EXECUTIONS, optional=True),
+    "rpm": Number(positive=True, optional=True),
+    "tpm": Number(positive=True, optional=True),
+    "slow_sample_s": Number(positive=True, optional=True),
+}

@@ -18,9 +18,10 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, cast
 
-from ..errors import ConfigError, ScoringError, WorkerCrashed
+from .._validate import Choice, Int, Number
+from ..errors import ScoringError, WorkerCrashed
 from ._worker_main import EXIT_OOM, STOP, SYS_PATH_ENV, RemoteTraceback, safe_repr, worker_main
 
 __all__ = [
@@ -247,11 +248,7 @@ def describe(fn: object) -> str:
 
 
 def check_timeout(timeout: object) -> float | None:
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < math.inf:
-        raise ConfigError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-    return float(timeout)
+    return cast("float | None", Number(positive=True, optional=True).check(timeout, "timeout"))
 
 
 def spawn_worker(ctx: Any, memory_limit_mb: int | None, recycle_memory_mb: int | None) -> Worker:
@@ -344,21 +341,8 @@ def check_pool_args(
     start_method: object,
 ) -> None:
     """Raise ``ConfigError`` naming the first bad :class:`WorkerPool` argument and what is allowed."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ConfigError(f"size must be an int >= 1, got {size!r}")
-    if max_tasks_per_worker is not None and (
-        isinstance(max_tasks_per_worker, bool)
-        or not isinstance(max_tasks_per_worker, int)
-        or max_tasks_per_worker < 1
-    ):
-        raise ConfigError(f"max_tasks_per_worker must be an int >= 1 or None, got {max_tasks_per_worker!r}")
-    if memory_limit_mb is not None and (
-        isinstance(memory_limit_mb, bool) or not isinstance(memory_limit_mb, int) or memory_limit_mb < 64
-    ):
-        raise ConfigError(f"memory_limit_mb must be an int >= 64 or None, got {memory_limit_mb!r}")
-    if recycle_memory_mb is not None and (
-        isinstance(recycle_memory_mb, bool) or not isinstance(recycle_memory_mb, int) or recycle_memory_mb < 1
-    ):
-        raise ConfigError(f"recycle_memory_mb must be an int >= 1 or None, got {recycle_memory_mb!r}")
-    if start_method not in START_METHODS:
-        raise ConfigError(f"start_method must be one of {list(START_METHODS)}, got {start_method!r}")
+    Int(minimum=1).check(size, "size")
+    Int(minimum=1, optional=True).check(max_tasks_per_worker, "max_tasks_per_worker")
+    Int(minimum=64, optional=True).check(memory_limit_mb, "memory_limit_mb")
+    Int(minimum=1, optional=True).check(recycle_memory_mb, "recycle_memory_mb")
+    Choice(START_METHODS).check(start_method, "start_method")

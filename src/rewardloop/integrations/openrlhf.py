@@ -48,9 +48,10 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from .._summary import short_error
+from .._validate import renamed
 from ..errors import ConfigError, ScoringError
 from ..scorers import Scorer, as_scorer
 from ..types import Sample, Score, Status
@@ -133,9 +134,10 @@ class OpenRLHFRewardFunc:
         on_error: float | Literal["raise"] | str | None = None,
         runner: Any = None,
         eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
-        timeout: float | None = None,
+        timeout_s: float | None = None,
         return_tensors: bool | None = None,
         config: Any = None,
+        timeout: float | None = None,  # deprecated name of timeout_s
     ) -> None:
         if config is not None and scorer is not None:
             raise ConfigError(
@@ -154,7 +156,7 @@ class OpenRLHFRewardFunc:
             on_error = 0.0 if configured is None else configured
         self.on_error = _check_on_error(on_error)
         self.eos_tokens = tuple(eos_tokens)
-        self.timeout = timeout
+        self.timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "OpenRLHFRewardFunc")
         self.return_tensors = return_tensors
         self._runner = runner
         self._manager: Any = None
@@ -224,8 +226,8 @@ class OpenRLHFRewardFunc:
                 short_error(first.info.get("error")),
                 self.on_error,
             )
-        fill = float(self.on_error)  # type: ignore[arg-type]
-        rewards = [s.value if s.ok else fill for s in scores]
+        fill = float(self.on_error)
+        rewards = [s.value if s.ok and s.value is not None else fill for s in scores]
         accuracy = [_accuracy(s, r) for s, r in zip(scores, rewards, strict=True)]
         logs: dict[str, list[float]] = {"rewardloop_failed": [0.0 if s.ok else 1.0 for s in scores]}
         for key in sorted({k for s in scores for k, v in s.metrics.items() if _numeric(v)}):
@@ -267,7 +269,7 @@ class OpenRLHFRewardFunc:
                             + "; ".join(gaps)
                         )
                 else:
-                    runner = self._runner or Runner(on_error=None, timeout_s=self.timeout)
+                    runner = self._runner or Runner(on_error=None, timeout_s=self.timeout_s)
                     manager = RewardManager(self.scorer, runner=runner, owns_runner=self._runner is None)
                 self._manager = manager
             return self._manager
@@ -284,7 +286,7 @@ def _accuracy(score: Score, reward: float) -> float:
     return float(acc) if score.ok and _numeric(acc) else reward
 
 
-def _numeric(value: Any) -> bool:
+def _numeric(value: Any) -> TypeGuard[bool | int | float]:
     return isinstance(value, bool | int | float)
 
 
@@ -312,13 +314,13 @@ def _adapter_config(config: Any) -> Any:
     from ..config import load_reward_config
 
     cfg = load_reward_config(config)
-    return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+    return dataclasses.replace(cfg, runner=cfg.runner.replace(on_error=None))
 
 
 def _config_on_error(config: Any) -> Any:
     from ..config import load_reward_config
 
-    return load_reward_config(config).runner.get("on_error")
+    return load_reward_config(config).runner.given().get("on_error")
 
 
 def _check_on_error(on_error: Any) -> float | Literal["raise"]:
@@ -337,9 +339,10 @@ def make_reward_func(
     on_error: float | Literal["raise"] | str | None = None,
     runner: Any = None,
     eos_tokens: Sequence[str] = DEFAULT_EOS_TOKENS,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     return_tensors: bool | None = None,
     config: Any = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> OpenRLHFRewardFunc:
     """A configured ``reward_func`` for OpenRLHF. ``scorer``: None (route by data_source), a registered
     name, a :class:`~rewardloop.Scorer` or ``fn(sample)``; ``data_source``: the default task;
@@ -347,13 +350,14 @@ def make_reward_func(
     is installed; ``config``: a reward config (YAML path, mapping or ``RewardConfig``) built by the same
     builder as ``rewardloop score --config`` and ``serve``, instead of ``scorer`` (overlong shaping and the
     ``overlong_zone`` monitor are refused: OpenRLHF passes no token lengths)."""
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "make_reward_func")
     return OpenRLHFRewardFunc(
         scorer,
         data_source=data_source,
         on_error=on_error,
         runner=runner,
         eos_tokens=eos_tokens,
-        timeout=timeout,
+        timeout_s=timeout_s,
         return_tensors=return_tensors,
         config=config,
     )
@@ -363,7 +367,9 @@ _default: OpenRLHFRewardFunc | None = None
 _default_lock = threading.Lock()
 
 
-def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
+def reward_func(
+    queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any
+) -> dict[str, Any]:
     """OpenRLHF's entry point, configured from the environment on first call: ``REWARDLOOP_DATA_SOURCE``
     (default task), ``REWARDLOOP_SCORER`` (a registered scorer name instead of routing) and
     ``REWARDLOOP_ON_ERROR`` (a number or ``raise``; default 0.0)."""

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._validate import renamed
 from ..scorers import Scorer
 from ..types import Sample, Score, Status
 
@@ -56,7 +57,7 @@ def _client(url: str | None, token: str | None, timeout: float | None) -> Any:
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = _clients[key] = RewardClient(url, token=token, timeout=key[2])
+            client = _clients[key] = RewardClient(url, token=token, timeout_s=key[2])
         return client
 
 
@@ -82,16 +83,18 @@ def compute_score(
     *,
     url: str | None = None,
     token: str | None = None,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     on_error: float = 0.0,
     return_dict: bool = False,
+    timeout: float | None = None,  # deprecated name of timeout_s
     **kwargs: Any,
 ) -> float | dict[str, Any]:
     """verl's custom reward function, scored on the service. Other verl keyword arguments are ignored."""
     sample = Sample(
         response=solution_str, ground_truth=ground_truth, task=data_source, metadata=dict(extra_info or {})
     )
-    score = _client(url, token, timeout).score_one(sample)
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "compute_score")
+    score = _client(url, token, timeout_s).score_one(sample)
     return _to_verl(score, on_error, return_dict)
 
 
@@ -103,9 +106,10 @@ def compute_score_batch(
     *,
     url: str | None = None,
     token: str | None = None,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     on_error: float = 0.0,
     return_dict: bool = False,
+    timeout: float | None = None,  # deprecated name of timeout_s
     **kwargs: Any,
 ) -> list[float | dict[str, Any]]:
     """verl's ``batch`` manager form: one request for the whole batch, results in input order."""
@@ -114,7 +118,8 @@ def compute_score_batch(
         Sample(response=r, ground_truth=g, task=d, metadata=dict(e or {}))
         for d, r, g, e in zip(data_sources, solution_strs, ground_truths, infos, strict=True)
     ]
-    batch = _client(url, token, timeout).score(samples)
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "compute_score_batch")
+    batch = _client(url, token, timeout_s).score(samples)
     return [_to_verl(score, on_error, return_dict) for score in batch]
 
 
@@ -125,16 +130,24 @@ class RemoteScorer(Scorer):
     become ``infra_error`` scores, which the local Runner retries too.
     """
 
-    name = "remote"  # type: ignore[assignment]
-    execution = "thread"  # type: ignore[assignment]  # it waits on the network
-    supports_batch = True  # type: ignore[assignment]
+    name = "remote"
+    execution = "thread"  # it waits on the network
+    supports_batch = True
 
     def __init__(
-        self, url: str | None = None, *, token: str | None = None, timeout: float | None = None
+        self,
+        url: str | None = None,
+        *,
+        token: str | None = None,
+        request_timeout_s: float | None = None,
+        timeout: float | None = None,  # deprecated name of request_timeout_s
     ) -> None:
         self.url = url
         self.token = token
-        self.timeout = timeout
+        # the HTTP client's per-request timeout (not Scorer.timeout_s, the Runner's per-sample deadline)
+        self.request_timeout_s = renamed(
+            request_timeout_s, timeout, "timeout", "request_timeout_s", "RemoteScorer"
+        )
 
     def score(self, sample: Sample) -> Score:
         return self.score_batch([sample])[0]
@@ -143,7 +156,7 @@ class RemoteScorer(Scorer):
         from ..errors import InfraError
 
         try:
-            return list(_client(self.url, self.token, self.timeout).score(samples))
+            return list(_client(self.url, self.token, self.request_timeout_s).score(samples))
         except InfraError as exc:
             return [Score.failure(Status.INFRA_ERROR, str(exc)) for _ in samples]
 
@@ -152,9 +165,10 @@ def trl_reward_func(
     url: str | None = None,
     *,
     token: str | None = None,
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     task: str | None = None,
     name: str = "rewardloop",
+    timeout: float | None = None,  # deprecated name of timeout_s
     **options: Any,
 ) -> Any:
     """A TRL ``reward_funcs`` entry that scores on the service.
@@ -165,4 +179,6 @@ def trl_reward_func(
     """
     from .trl import reward_func
 
-    return reward_func(RemoteScorer(url, token=token, timeout=timeout), task=task, name=name, **options)
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "trl_reward_func")
+    scorer = RemoteScorer(url, token=token, request_timeout_s=timeout_s)
+    return reward_func(scorer, task=task, name=name, **options)

@@ -52,9 +52,10 @@ import json
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, cast
 
 from .._summary import short_error
+from .._validate import renamed
 from ..errors import ConfigError, ScoringError, UnknownTaskError
 from ..execution import RunnerConfig
 from ..scorers import Scorer, as_scorer
@@ -85,9 +86,9 @@ def completion_text(completion: Any) -> str:
     if isinstance(completion, Sequence) and completion:
         messages = [m for m in completion if isinstance(m, Mapping)]
         assistant = [m for m in messages if m.get("role") == "assistant"]
-        chosen = (assistant or messages or [None])[-1]
-        if chosen is not None:
-            return _content_text(chosen.get("content"))
+        chosen = assistant or messages
+        if chosen:
+            return _content_text(chosen[-1].get("content"))
     if isinstance(completion, Sequence) and not completion:
         # an empty conversation has no response at all: a malformed row, not an empty answer worth 0
         raise ValueError("a completion is an empty list of chat messages: there is no response to score")
@@ -138,8 +139,9 @@ class RewardFunc:
         task: str | None = None,
         metadata_key: str = "extra_info",
         unknown_task: Literal["raise", "none"] = "raise",
-        timeout: float | None = None,
+        timeout_s: float | None = None,
         config: Any = None,
+        timeout: float | None = None,  # deprecated name of timeout_s
     ) -> None:
         if config is not None and scorer is not None:
             raise ConfigError(
@@ -163,7 +165,7 @@ class RewardFunc:
         self.task = task
         self.metadata_key = metadata_key
         self.unknown_task = unknown_task
-        self.timeout = timeout
+        self.timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", type(self).__name__)
         self.__name__ = name or _default_name(self.scorer)
         self._runner = runner
         self._owns_runner = runner is None  # a runner passed in is its owner's to close
@@ -291,7 +293,7 @@ class RewardFunc:
             return None
         if score.ok:
             return score.value
-        return None if self.on_error is None else float(self.on_error)  # type: ignore[arg-type]
+        return None if self.on_error is None else float(self.on_error)
 
     def _log(self, scores: list[Score | None], batch: ScoreBatch | None, kwargs: Mapping[str, Any]) -> None:
         scored = [s for s in scores if s is not None]
@@ -350,7 +352,7 @@ class RewardFunc:
                 self._runner = Runner(self._runner_config)
             else:
                 # failures come back as statuses; this adapter applies its own on_error policy
-                self._runner = Runner(on_error=None, timeout_s=self.timeout)
+                self._runner = Runner(on_error=None, timeout_s=self.timeout_s)
         return self._runner
 
     def close(self) -> None:
@@ -432,16 +434,16 @@ def _adapter_config(config: Any) -> Any:
     from ..config import load_reward_config
 
     cfg = load_reward_config(config)
-    return dataclasses.replace(cfg, runner={**cfg.runner, "on_error": None})
+    return dataclasses.replace(cfg, runner=cfg.runner.replace(on_error=None))
 
 
 def _config_on_error(config: Any) -> Any:
     from ..config import load_reward_config
 
-    return load_reward_config(config).runner.get("on_error")
+    return load_reward_config(config).runner.given().get("on_error")
 
 
-def _numeric(value: Any) -> bool:
+def _numeric(value: Any) -> TypeGuard[bool | int | float]:
     return isinstance(value, bool | int | float)
 
 
@@ -456,7 +458,7 @@ def _default_name(scorer: Scorer | None) -> str:
 
 def _check_on_error(on_error: Any) -> OnError:
     if on_error is None or on_error == "raise":
-        return on_error
+        return cast("float | Literal['raise'] | None", on_error)
     if isinstance(on_error, bool) or not isinstance(on_error, int | float):
         raise ConfigError(f"on_error must be a number, None (exclude) or 'raise', got {on_error!r}")
     if math.isnan(on_error):
@@ -475,8 +477,9 @@ def reward_func(
     task: str | None = None,
     metadata_key: str = "extra_info",
     unknown_task: Literal["raise", "none"] = "raise",
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     config: Any = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> RewardFunc:
     """A synchronous TRL reward function. See the module docstring for how rows become samples.
 
@@ -484,12 +487,13 @@ def reward_func(
     scorer name, a :class:`~rewardloop.Scorer`, or ``fn(sample)``. ``runner``: a
     :class:`~rewardloop.Runner` / ``RayRunner`` to share (default: a private one, made on first call).
     ``on_error``: reward of a failed completion (``None`` = excluded, the default; a number; ``"raise"``).
-    ``name``: what TRL logs under (default ``rewardloop`` or ``rewardloop_<scorer>``). ``timeout``:
+    ``name``: what TRL logs under (default ``rewardloop`` or ``rewardloop_<scorer>``). ``timeout_s``:
     per-sample deadline of the private runner. ``config``: a reward config (YAML path, mapping or
     :class:`~rewardloop.config.RewardConfig`) built by the same builder as ``rewardloop score --config``,
     ``serve`` and verl's managers (components, routes, monitors, overlong shaping from ``completion_ids``),
     instead of ``scorer``.
     """
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "reward_func")
     return RewardFunc(
         scorer,
         runner=runner,
@@ -500,7 +504,7 @@ def reward_func(
         task=task,
         metadata_key=metadata_key,
         unknown_task=unknown_task,
-        timeout=timeout,
+        timeout_s=timeout_s,
         config=config,
     )
 
@@ -516,10 +520,12 @@ def async_reward_func(
     task: str | None = None,
     metadata_key: str = "extra_info",
     unknown_task: Literal["raise", "none"] = "raise",
-    timeout: float | None = None,
+    timeout_s: float | None = None,
     config: Any = None,
+    timeout: float | None = None,  # deprecated name of timeout_s
 ) -> AsyncRewardFunc:
     """The async form of :func:`reward_func` (same arguments); TRL runs async reward functions concurrently."""
+    timeout_s = renamed(timeout_s, timeout, "timeout", "timeout_s", "async_reward_func")
     return AsyncRewardFunc(
         scorer,
         runner=runner,
@@ -530,6 +536,6 @@ def async_reward_func(
         task=task,
         metadata_key=metadata_key,
         unknown_task=unknown_task,
-        timeout=timeout,
+        timeout_s=timeout_s,
         config=config,
     )

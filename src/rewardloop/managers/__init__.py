@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._batch import RolloutBatch, RolloutItem
 from ._composite import Component, Composite, with_group_size
 from ._manager import (
     RewardManager,
-    Router,
+    TaskRouter,
     code_options,
     custom_function_scorer,
     runner_config_from,
@@ -27,8 +29,8 @@ __all__ = [
     "RewardManager",
     "RolloutBatch",
     "RolloutItem",
-    "Router",
     "Shaper",
+    "TaskRouter",
     "code_options",
     "custom_function_scorer",
     "last_token_index",
@@ -38,3 +40,21 @@ __all__ = [
     "runner_from_config",
     "with_group_size",
 ]
+
+
+# deprecated names, kept working with a warning (no two public classes share a name: issue 24)
+_DEPRECATED = {"Router": "TaskRouter"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        import warnings
+
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"rewardloop.managers.{name} is deprecated; use rewardloop.managers.{new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

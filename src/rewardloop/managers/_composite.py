@@ -36,7 +36,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..config import _COMPONENT_KEYS
 from ..errors import ConfigError, ScoringError
@@ -77,7 +77,7 @@ class Composite(Scorer):
     a :class:`Scorer`, ``fn(sample)`` or a registered name). Names must be unique.
     """
 
-    name = "composite"  # type: ignore[assignment]
+    name = "composite"
     execution = "inline"  # score() hands process components to score_one, which isolates them
 
     def __init__(self, components: Iterable[ComponentLike], *, name: str = "composite") -> None:
@@ -195,13 +195,13 @@ class Composite(Scorer):
 
     def _rows(
         self, batches: Sequence[ScoreBatch], n: int
-    ) -> tuple[list[float | None], list[Status], list[dict]]:
+    ) -> tuple[list[float | None], list[Status], list[dict[str, Any]]]:
         """Totals, statuses and infos per sample, columnar: rows where every component is ok are summed
         directly; only rows with a failure go through :meth:`combine`."""
         weights = [c.weight for c in self.components]
         values: list[float | None] = []
         statuses: list[Status] = []
-        infos: list[dict] = []
+        infos: list[dict[str, Any]] = []
         ok = Status.OK
         for i in range(n):
             if all(b.statuses[i] is ok for b in batches):
@@ -275,12 +275,12 @@ async def _run_keeping(runner: Any, scorer: Scorer, samples: list[Sample]) -> Sc
     """``runner.run``, keeping the batch when ``on_error="raise"`` raises: the composite decides per component
     (an optional component's failure must not raise) and applies the policy to the combined scores."""
     try:
-        return await runner.run(scorer, samples)
+        return cast("ScoreBatch", await runner.run(scorer, samples))
     except ScoringError as exc:
         batch = getattr(exc, "batch", None)
         if batch is None:
             raise
-        return batch
+        return cast("ScoreBatch", batch)
 
 
 def _component(spec: ComponentLike) -> Component:

@@ -13,24 +13,24 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .._groups import group_metrics
 from ..config import RewardConfig, load_reward_config
 from ..errors import ConfigError, UnknownTaskError
-from ..execution import Closable, Runner
+from ..execution import Closable, Runner, RunnerConfig
 from ..scorers import Route, RouteTable, Scorer, as_scorer, get_scorer, resolve_scorer
 from ..types import Sample, Score, ScoreBatch, Status
 from ._shaping import OverlongPenalty, Shaper
 
-__all__ = ["RewardManager", "Router"]
+__all__ = ["RewardManager", "TaskRouter"]
 
 logger = logging.getLogger(__name__)
 
 ScorerSpec = Scorer | str | Callable[[Sample], Any] | None
 
 
-class Router:
+class TaskRouter:
     """Picks the scorer of each sample by its ``task`` (memoised per task): ``routes`` first (a config's
     ``reward.routes``, a command's ``--route``), then the global routing table.
 
@@ -85,7 +85,7 @@ class Router:
     def _options(self, scorer: Scorer) -> Scorer:
         with_options = getattr(scorer, "with_options", None)
         if self.code_options and with_options is not None and scorer.name.startswith(("code", "prime_code")):
-            return with_options(**self.code_options)
+            return cast("Scorer", with_options(**self.code_options))
         return scorer
 
 
@@ -104,14 +104,14 @@ class RewardManager(Closable):
         runner: Any = None,
         runner_config: Any = None,
         shapers: Sequence[Shaper] = (),
-        router: Router | None = None,
+        router: TaskRouter | None = None,
         owns_runner: bool | None = None,
         monitors: Any = None,
     ) -> None:
         if isinstance(scorer, str):
             scorer = get_scorer(scorer)
         self.scorer: Scorer | None = None if scorer is None else as_scorer(scorer)
-        self.router = router or Router()
+        self.router = router or TaskRouter()
         self.shapers = tuple(shapers)
         # a runner passed in is lent (not closed here) unless ``owns_runner`` says it was made for us
         self._owns_runner = runner is None if owns_runner is None else owns_runner
@@ -182,7 +182,7 @@ class RewardManager(Closable):
             scorer,
             runner=runner,
             shapers=shapers,
-            router=Router(code_options(cfg), cfg.routes),
+            router=TaskRouter(code_options(cfg), cfg.routes),
             owns_runner=owns,
             monitors=monitors_from_config(cfg),
         )
@@ -229,7 +229,8 @@ class RewardManager(Closable):
             for i in unrouted:
                 on_done(i)
         done = None if on_done is None else (lambda j: on_done(todo[j]))
-        batch = await self.runner.run([scorers[i] for i in todo], [samples[i] for i in todo], on_done=done)
+        routed = [s for i in todo if (s := scorers[i]) is not None]  # todo is the routed samples
+        batch = await self.runner.run(routed, [samples[i] for i in todo], on_done=done)
         result = self._merge(samples, todo, batch, unrouted, lengths, time.perf_counter() - t0)
         self.last_batch = result
         return result
@@ -243,6 +244,10 @@ class RewardManager(Closable):
     ) -> ScoreBatch:
         """:meth:`ascore` for synchronous code (works from any thread, including one running a loop)."""
         return self.runner.call_sync(self.ascore(list(samples), lengths, on_done=on_done))
+
+    def score_one(self, sample: Sample, length: int | None = None) -> Score:
+        """:meth:`ascore_one` for synchronous code (the sync twin, as :meth:`score` is :meth:`ascore`'s)."""
+        return cast(Score, self.runner.call_sync(self.ascore_one(sample, length)))
 
     async def ascore_one(self, sample: Sample, length: int | None = None) -> Score:
         """Score one sample as soon as it arrives (streaming; the runner's ``submit`` path) and shape it."""
@@ -393,20 +398,23 @@ def monitors_from_config(cfg: RewardConfig) -> Any:
     return MonitorSuite(default_monitors(max_resp_len, buffer_len), penalize=settings.get("penalize"))
 
 
-def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> dict[str, Any]:
-    """The runner settings: ``reward.runner`` plus, for the rate-limited manager, its limit keys."""
-    settings = dict(cfg.runner)
-    if rate_limits:
-        # every call is a request the limits must see (an API judge may answer the same input differently);
-        # identical in-flight samples are merged only when reward.runner.dedup asks for it
-        settings.setdefault("dedup", False)
-        settings.setdefault("max_concurrency", cfg.max_concurrent)
-        settings.setdefault("timeout_s", cfg.timeout)
-        if cfg.max_rpm is not None:
-            settings.setdefault("rpm", cfg.max_rpm)
-        if cfg.max_tpm is not None:
-            settings.setdefault("tpm", cfg.max_tpm)
-    return settings
+def runner_config_from(cfg: RewardConfig, *, rate_limits: bool = False) -> RunnerConfig:
+    """The runner settings: ``reward.runner`` plus, for the rate-limited manager, its limit keys where
+    ``reward.runner`` does not set them."""
+    if not rate_limits:
+        return cfg.runner
+    # every call is a request the limits must see (an API judge may answer the same input differently);
+    # identical in-flight samples are merged only when reward.runner.dedup asks for it
+    defaults: dict[str, Any] = {
+        "dedup": False,
+        "max_concurrency": cfg.max_concurrent,
+        "timeout_s": cfg.timeout,
+    }
+    if cfg.max_rpm is not None:
+        defaults["rpm"] = cfg.max_rpm
+    if cfg.max_tpm is not None:
+        defaults["tpm"] = cfg.max_tpm
+    return cfg.runner.with_defaults(**defaults)
 
 
 def runner_from_config(cfg: RewardConfig, *, rate_limits: bool = False, address: str | None = None) -> Any:

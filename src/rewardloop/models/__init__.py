@@ -11,6 +11,8 @@ The scorers that use them are :class:`rewardloop.scorers.reward_model.RewardMode
 :class:`rewardloop.scorers.judge.JudgeScorer` (GenRM). See ``docs/reward-models.md``.
 """
 
+from typing import Any
+
 from ..clients import (
     JUDGE_TEMPLATES,
     ChatClient,
@@ -28,7 +30,13 @@ from ..clients import (
     reward_client,
     rm_input,
 )
-from ._manager import RewardModelConfig, RewardModelManager, launch_command, router_command, wait_healthy
+from ._manager import (
+    RewardModelManager,
+    RewardModelServerConfig,
+    launch_command,
+    router_command,
+    wait_healthy,
+)
 from ._router import SAFE_HEADERS, Router, RouterConfig, create_app
 from ._serving import KEEP_ALIVE_S, ServerThread, free_port
 
@@ -44,8 +52,8 @@ __all__ = [
     "ProtocolError",
     "RequestRejected",
     "RetryPolicy",
-    "RewardModelConfig",
     "RewardModelManager",
+    "RewardModelServerConfig",
     "Router",
     "RouterConfig",
     "ServerThread",
@@ -61,3 +69,21 @@ __all__ = [
     "router_command",
     "wait_healthy",
 ]
+
+
+# deprecated names, kept working with a warning (no two public classes share a name: issue 24)
+_DEPRECATED = {"RewardModelConfig": "RewardModelServerConfig"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        import warnings
+
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"rewardloop.models.{name} is deprecated; use rewardloop.models.{new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[new]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,16 +39,17 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from .._validate import Choice, Int, Number, Spec, Str, check_fields
 from ..errors import ConfigError, InfraError
 from ._router import Router, RouterConfig, create_app
 from ._serving import ServerThread, free_port
 
 __all__ = [
     "BACKENDS",
-    "RewardModelConfig",
     "RewardModelManager",
+    "RewardModelServerConfig",
     "launch_command",
     "router_command",
     "wait_healthy",
@@ -61,8 +62,22 @@ ROUTER_MODES = ("process", "thread")
 KINDS = ("classify", "generate")
 
 
+# each field's rule (rewardloop._validate words the errors); relations between fields stay in __post_init__
+_SPECS: dict[str, Spec] = {
+    "backend": Choice(BACKENDS),
+    "kind": Choice(KINDS),
+    "router_mode": Choice(ROUTER_MODES),
+    "num_servers": Int(minimum=1),
+    "gpus_per_server": Int(minimum=0),
+    "startup_timeout_s": Number(positive=True),
+    "stop_timeout_s": Number(positive=True),
+    "model_path": Str(empty_ok=True),
+    "host": Str(),
+}
+
+
 @dataclass(frozen=True)
-class RewardModelConfig:
+class RewardModelServerConfig:
     """How to serve one reward model. ``kind``: ``classify`` (DisRM) or ``generate`` (judge)."""
 
     model_path: str = ""
@@ -87,17 +102,12 @@ class RewardModelConfig:
     router_mode: str = "process"
 
     def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise ConfigError(f"backend={self.backend!r}; allowed: {', '.join(BACKENDS)}")
-        if self.kind not in KINDS:
-            raise ConfigError(f"kind={self.kind!r}; allowed: {', '.join(KINDS)}")
+        check_fields(self, _SPECS, "RewardModelServerConfig.")
         if self.backend == "external":
             if not self.urls:
                 raise ConfigError("backend='external' needs urls=(...) of running servers")
         elif not self.model_path:
             raise ConfigError(f"backend={self.backend!r} needs model_path")
-        if self.num_servers < 1:
-            raise ConfigError("num_servers must be >= 1")
         if self.ports and len(self.ports) != self.num_servers:
             raise ConfigError(f"got {len(self.ports)} ports for {self.num_servers} servers")
         if self.gpu_ids and self.gpus_per_server * self.num_servers > len(self.gpu_ids):
@@ -105,17 +115,13 @@ class RewardModelConfig:
                 f"{self.num_servers} servers x {self.gpus_per_server} GPUs need "
                 f"{self.gpus_per_server * self.num_servers} gpu_ids, got {list(self.gpu_ids)}"
             )
-        if self.router_mode not in ROUTER_MODES:
-            raise ConfigError(f"router_mode={self.router_mode!r}; allowed: {', '.join(ROUTER_MODES)}")
-        if self.startup_timeout_s <= 0:
-            raise ConfigError("startup_timeout_s must be > 0")
 
     @property
     def model_name(self) -> str:
         return self.served_model_name or self.model_path
 
 
-def launch_command(config: RewardModelConfig, port: int) -> list[str]:
+def launch_command(config: RewardModelServerConfig, port: int) -> list[str]:
     """The command line that starts one server of ``config`` on ``port``."""
     c = config
     name = ["--served-model-name", c.served_model_name] if c.served_model_name else []
@@ -139,7 +145,7 @@ def launch_command(config: RewardModelConfig, port: int) -> list[str]:
     return [*cmd, *c.extra_args]
 
 
-def router_command(config: RewardModelConfig, workers: list[str], port: int) -> list[str]:
+def router_command(config: RewardModelServerConfig, workers: list[str], port: int) -> list[str]:
     """The ``rewardloop router`` command line for ``workers`` on ``port``."""
     r = config.router
     cmd = [config.python, "-m", "rewardloop.cli.main", "router", "--host", config.host, "--port", str(port)]
@@ -152,7 +158,7 @@ def router_command(config: RewardModelConfig, workers: list[str], port: int) -> 
     return cmd
 
 
-def _server_env(config: RewardModelConfig, index: int) -> dict[str, str]:
+def _server_env(config: RewardModelServerConfig, index: int) -> dict[str, str]:
     env = {**os.environ, **config.env}
     if config.gpus_per_server:
         ids = config.gpu_ids or tuple(range(config.gpus_per_server * config.num_servers))
@@ -164,7 +170,7 @@ def _server_env(config: RewardModelConfig, index: int) -> dict[str, str]:
 def wait_healthy(
     url: str,
     deadline: float,
-    process: subprocess.Popen | None = None,
+    process: subprocess.Popen[bytes] | None = None,
     log_path: str | None = None,
     path: str = "/health",
 ) -> None:
@@ -204,23 +210,23 @@ class RewardModelManager:
     """Starts the servers and the router of one reward model. ``RewardModelManager(config)`` or
     ``RewardModelManager(model_path=..., backend=..., num_servers=...)``; starts at construction."""
 
-    def __init__(self, config: RewardModelConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, config: RewardModelServerConfig | None = None, **overrides: Any) -> None:
         if config is None:
-            config = RewardModelConfig(**overrides)
+            config = RewardModelServerConfig(**overrides)
         elif overrides:
             from dataclasses import replace
 
             config = replace(config, **overrides)
         self.config = config
-        self.processes: list[subprocess.Popen] = []
+        self.processes: list[subprocess.Popen[bytes]] = []
         self.server_urls: list[str] = []
         self.log_paths: list[str] = []
         self._router_thread: ServerThread | None = None
         self._router: Router | None = None
-        self._router_proc: subprocess.Popen | None = None
+        self._router_proc: subprocess.Popen[bytes] | None = None
         self._router_address: str | None = None
         self._tokenizer: Any = None
-        self._log_dir: tempfile.TemporaryDirectory | None = None
+        self._log_dir: tempfile.TemporaryDirectory[str] | None = None
         try:
             self._start()
         except BaseException:
@@ -338,7 +344,7 @@ class RewardModelManager:
         """The router's ``GET /router/status``: per-server health, in-flight, requests and errors."""
         import httpx
 
-        return httpx.get(self.router_url + "/router/status", timeout=10).json()
+        return cast("dict[str, Any]", httpx.get(self.router_url + "/router/status", timeout=10).json())
 
     @property
     def model_name(self) -> str:

@@ -124,7 +124,7 @@ class Router:
         self.rejected = 0  # answered 503 because no server was available
         self._rr = 0
         self._client: Any = None
-        self._health_task: asyncio.Task | None = None
+        self._health_task: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -128,7 +129,7 @@ class ModelRunner:
         return [(row, int(n)) for row, n in zip(logits.float().cpu().tolist(), lengths, strict=True)]
 
     def generate(
-        self, conversations: Sequence[list[dict[str, str]]], params: tuple
+        self, conversations: Sequence[list[dict[str, str]]], params: tuple[Any, ...]
     ) -> list[tuple[str, str, int, int]]:
         """Greedy or sampled continuations: (text, finish_reason, prompt_tokens, completion_tokens) each."""
         max_tokens, temperature, top_p = params
@@ -153,14 +154,14 @@ class ModelRunner:
                 **sampling,
             )
         new = out[:, enc["input_ids"].shape[1] :].cpu()
-        results = []
+        results: list[tuple[str, str, int, int]] = []
         for i, row in enumerate(new.tolist()):
             n_prompt = int(enc["attention_mask"][i].sum())
             ended = tok.eos_token_id is not None and tok.eos_token_id in row
             if ended:
                 row = row[: row.index(tok.eos_token_id)]
             row = [t for t in row if t != tok.pad_token_id]
-            text = tok.decode(row, skip_special_tokens=True)
+            text = str(tok.decode(row, skip_special_tokens=True))
             results.append((text, "stop" if ended else "length", n_prompt, len(row)))
         return results
 
@@ -180,18 +181,18 @@ class _Batcher:
         self._run = run
         self._max = max_size
         self._wait = wait_s
-        self._queue: asyncio.Queue[tuple[Any, asyncio.Future]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
         self._stats = stats
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     async def submit(self, item: Any) -> Any:
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._loop())
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         await self._queue.put((item, fut))
         return await fut
 
-    async def _collect(self) -> list[tuple[Any, asyncio.Future]]:
+    async def _collect(self) -> list[tuple[Any, asyncio.Future[Any]]]:
         batch = [await self._queue.get()]
         deadline = time.monotonic() + self._wait
         while len(batch) < self._max:
@@ -257,6 +258,10 @@ def _activate(logits: list[float]) -> list[float]:
     return [e / total for e in exps]
 
 
+def _generate(model: ModelRunner, params: tuple[Any, ...], conversations: list[Any]) -> list[Any]:
+    return list(model.generate(conversations, params))
+
+
 def create_server_app(config: EmbeddedServerConfig, runner: ModelRunner | None = None) -> Any:
     """The Starlette app of the embedded server. ``runner`` is loaded from ``config`` when not given."""
     try:
@@ -271,7 +276,7 @@ def create_server_app(config: EmbeddedServerConfig, runner: ModelRunner | None =
     stats: dict[str, float] = {"requests": 0, "errors": 0, "batches": 0, "batched_items": 0, "max_batch": 0}
     wait_s = config.batch_wait_ms / 1000.0
     classify_batcher = _Batcher(model.classify, config.max_batch_size, wait_s, stats)
-    chat_batchers: dict[tuple, _Batcher] = {}
+    chat_batchers: dict[tuple[Any, ...], _Batcher] = {}
 
     def error(status: int, message: str) -> Response:
         stats["errors"] += 1
@@ -338,7 +343,7 @@ def create_server_app(config: EmbeddedServerConfig, runner: ModelRunner | None =
         batcher = chat_batchers.get(params)
         if batcher is None:
             batcher = chat_batchers[params] = _Batcher(
-                lambda convs, p=params: model.generate(convs, p), config.max_batch_size, wait_s, stats
+                functools.partial(_generate, model, params), config.max_batch_size, wait_s, stats
             )
         try:
             text, finish, n_prompt, n_new = await batcher.submit(messages)

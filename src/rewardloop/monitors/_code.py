@@ -172,7 +172,7 @@ class _Visitor(ast.NodeVisitor):
             self.found.append(f"redefines builtin {node.name}()")
         self.generic_visit(node)
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
 
 def find_code_tricks(code: str) -> list[str]:

@@ -78,7 +78,8 @@ _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
 
 def _answer_tags(text: str) -> list[str]:
     """The bodies of ``<answer>...</answer>`` pairs (case-insensitive), found with ``str.find``: linear."""
-    lower, out, i = text.lower(), [], 0
+    lower, i = text.lower(), 0
+    out: list[str] = []
     while len(out) < _MAX_ANSWERS:
         start = lower.find("<answer>", i)
         if start < 0:

@@ -45,6 +45,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from ..errors import ConfigError
 from . import _mountcheck
@@ -337,8 +338,9 @@ class BwrapBackend(Backend):
         # bwrap's init exits with 128 + N when the program died of signal N. A program that exits with
         # such a code itself is reported as signalled: a failure either way, and TIMEOUT still needs the
         # CPU time to be spent.
-        if out.exit_code is not None and 128 < out.exit_code <= 128 + 64:
-            out.exit_code, out.signal = None, out.exit_code - 128
+        code = out.exit_code
+        if code is not None and 128 < code <= 128 + 64:
+            out.exit_code, out.signal = None, code - 128
 
 
 def _parents_below(target: str, hidden: Sequence[str]) -> list[str]:
@@ -457,7 +459,8 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 def unsafe_mounts(mountinfo: str, device_nodes: Sequence[str] = DEVICE_NODES) -> list[str]:
     """The reachable mounts of a ``/proc/<pid>/mountinfo`` text that lack ``nosuid`` or ``nodev``
     (``device_nodes`` need only ``nosuid``), as ``"point (no flag)"`` lines."""
-    return _mountcheck.unsafe_mounts(mountinfo, tuple(device_nodes))
+    found = _mountcheck.unsafe_mounts(mountinfo, tuple(device_nodes))  # type: ignore[no-untyped-call]
+    return cast("list[str]", found)
 
 
 @functools.cache
@@ -470,7 +473,7 @@ def _holder_source() -> str:
 
 
 def _start_holder(plan: MountPlan, cache_dir: str | None) -> subprocess.Popen[str]:
-    config = {
+    config: dict[str, Any] = {
         "hidden": plan.hidden,
         "exposed": plan.exposed,
         "blanked": plan.blanked,

@@ -77,7 +77,7 @@ class _ScanContext:
     strict = True
     object_hook = object_pairs_hook = None
     parse_float, parse_int, parse_constant = float, int, float
-    memo = {}  # noqa: RUF012 - the scanner's own cache of key strings
+    memo = {}  # type: ignore[var-annotated]  # noqa: RUF012 - the scanner's own cache of key strings
 
 
 def _encode(value, other, depth=0, names=True):

@@ -128,9 +128,11 @@ class JavaScript(Language):
 
 
 class C(Language):
+    aliases: tuple[str, ...]
+    tools: tuple[str, ...]
     name, aliases, tools, source, compiled = "c", ("gcc",), ("gcc",), "main.c", True
-    oom_markers = ()
-    flags = ("-O2", "-pipe", "-std=gnu17")
+    oom_markers: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ("-O2", "-pipe", "-std=gnu17")
 
     def compile_argv(self, tc: Toolchain, source: str) -> list[str]:
         return [tc.executables[self.tools[0]], *self.flags, "-o", "main", source, "-lm"]

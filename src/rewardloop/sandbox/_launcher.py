@@ -39,6 +39,7 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ._cgroups import CgroupRun, Cgroups
 from ._process import Started
@@ -116,7 +117,7 @@ class Slot:
             self.sock.settimeout(None)
         return int(reply["status"]), float(reply["cpu"]), int(reply["rss"])
 
-    def _receive(self) -> dict[str, object]:
+    def _receive(self) -> dict[str, Any]:
         data = self.sock.recv(_MAX_MESSAGE)
         if not data:
             raise OSError("the launcher exited")

@@ -321,7 +321,7 @@ class _Loop:
             else:
                 self.check_limits(now)
             for key, _ in self.sel.select(self.wait_for(now)):
-                self.handle(int(key.fd))  # type: ignore[call-overload]
+                self.handle(int(key.fd))
 
     def _gone(self) -> bool:
         """Without a pidfd: our own child is polled; a launcher's is taken as gone once the pipes close."""

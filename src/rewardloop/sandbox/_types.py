@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import Enum
 
-from ..errors import ConfigError
+from .._validate import Bool, Int, Number, Spec, check_fields
 
 __all__ = ["Limits", "RunResult", "RunStatus"]
 
@@ -35,17 +34,7 @@ class Limits:
     compile_wall_s: float = 30.0
 
     def __post_init__(self) -> None:
-        _positive("wall_s", self.wall_s)
-        _positive("compile_wall_s", self.compile_wall_s)
-        if self.cpu_s is not None:
-            _positive("cpu_s", self.cpu_s)
-        if self.memory_mb is not None:
-            _positive_int("memory_mb", self.memory_mb)
-        _positive_int("output_bytes", self.output_bytes)
-        _positive_int("max_processes", self.max_processes)
-        _positive_int("file_size_mb", self.file_size_mb)
-        if not isinstance(self.network, bool):
-            raise ConfigError(f"Limits.network must be a bool, got {self.network!r}")
+        check_fields(self, _LIMITS_SPECS, "Limits.")
 
     @property
     def effective_cpu_s(self) -> float:
@@ -53,17 +42,17 @@ class Limits:
         return self.wall_s if self.cpu_s is None else self.cpu_s
 
 
-def _positive(name: str, value: object) -> None:
-    ok = (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-    )
-    if not ok:
-        raise ConfigError(f"Limits.{name} must be a finite number > 0, got {value!r}")
-
-
-def _positive_int(name: str, value: object) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ConfigError(f"Limits.{name} must be an int > 0, got {value!r}")
+# each field's rule (rewardloop._validate words the errors)
+_LIMITS_SPECS: dict[str, Spec] = {
+    "wall_s": Number(positive=True),
+    "compile_wall_s": Number(positive=True),
+    "cpu_s": Number(positive=True, optional=True),
+    "memory_mb": Int(minimum=1, optional=True),
+    "output_bytes": Int(minimum=1),
+    "max_processes": Int(minimum=1),
+    "file_size_mb": Int(minimum=1),
+    "network": Bool(),
+}
 
 
 class RunStatus(str, Enum):

@@ -263,7 +263,7 @@ def _stage(stage: Any) -> RunResult | None:
     status = stage.get("status")
     code = stage.get("return_code")
     code = code if isinstance(code, int) and not isinstance(code, bool) else None
-    common = {
+    common: dict[str, Any] = {
         "stdout": stage.get("stdout") or "",
         "stderr": stage.get("stderr") or "",
         "wall_s": float(stage.get("execution_time") or 0.0),

@@ -78,7 +78,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ._sandbox import Sandbox, _encoded, default_sandbox
 from ._types import Limits, RunResult, RunStatus
@@ -123,7 +123,7 @@ class TestStatus(str, Enum):
     SANDBOX_ERROR = "sandbox_error"
 
     def __str__(self) -> str:
-        return self.value
+        return cast("str", self.value)
 
 
 @dataclass(frozen=True)
@@ -451,7 +451,9 @@ def _verdict(stdout: str, nonce: str) -> dict[str, Any] | None:
     return verdict if type(verdict) is dict and type(verdict.get("v")) is str else None
 
 
-def _judge(suite: TestSuite, case: TestCase, run: RunResult, nonce: str, float_tol: float | None) -> tuple:
+def _judge(
+    suite: TestSuite, case: TestCase, run: RunResult, nonce: str, float_tol: float | None
+) -> tuple[Any, ...]:
     status = run.status
     if status is RunStatus.SANDBOX_ERROR:
         return TestStatus.SANDBOX_ERROR, run.error or "sandbox error"
@@ -476,7 +478,7 @@ def _how(run: RunResult) -> str:
     return f"exit code {run.exit_code}" if run.signal is None else f"signal {run.signal}"
 
 
-def _judge_driver(case: TestCase, run: RunResult, nonce: str, float_tol: float | None) -> tuple:
+def _judge_driver(case: TestCase, run: RunResult, nonce: str, float_tol: float | None) -> tuple[Any, ...]:
     """Only the checker's verdict line counts; an exit code, or any other output, never passes."""
     verdict = _verdict(run.stdout, nonce)
     kind = verdict["v"] if verdict is not None else None
@@ -490,7 +492,7 @@ def _judge_driver(case: TestCase, run: RunResult, nonce: str, float_tol: float |
         return TestStatus.WRONG_ANSWER, _tail(detail)
     if run.exit_code == 0 and kind == "passed":
         return TestStatus.PASSED, None
-    if run.exit_code == 0 and kind == "result" and "value" in verdict:
+    if run.exit_code == 0 and kind == "result" and verdict is not None and "value" in verdict:
         got = verdict["value"]
         if compare_values(got, case.expected, float_tol):
             return TestStatus.PASSED, None

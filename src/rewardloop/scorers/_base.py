@@ -151,7 +151,7 @@ class FunctionScorer(Scorer):
         if inspect.iscoroutinefunction(fn):
             raise TypeError("as_scorer() takes a sync function; async scorers are awaited by the Runner")
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "function")  # type: ignore[misc]
+        self.name = name or str(getattr(fn, "__name__", "function"))  # type: ignore[misc]
         self.execution = execution  # type: ignore[misc]
 
     def score(self, sample: Sample) -> Score:

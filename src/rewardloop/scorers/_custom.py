@@ -31,7 +31,7 @@ import os
 import pickle
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .._loader import load_extern_object
 from ..errors import CustomFunctionError
@@ -87,7 +87,7 @@ def _load_checked(
     if not callable(fn):
         raise CustomFunctionError(f"{name!r} in {path!r} is a {type(fn).__name__}, not a function")
     _check_signature(fn, BATCH_SCORE_PARAMS if batch else SCORE_PARAMS, reward_kwargs)
-    return fn
+    return cast("Callable[..., Any]", fn)
 
 
 class PathFunction:
@@ -252,7 +252,7 @@ class CustomFunctionScorer(Scorer):
         timeout_s: float | None = None,
         **call_kwargs: Any,
     ) -> None:
-        self.name = name or getattr(fn, "__name__", "custom")  # type: ignore[misc]
+        self.name = name or str(getattr(fn, "__name__", "custom"))  # type: ignore[misc]
         self.call_kwargs = call_kwargs
         self.is_async = inspect.iscoroutinefunction(fn)
         self.fn = fn

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ._equiv_visible import reader_view
 from ._latex import _BRACE_EVENTS
@@ -457,7 +457,8 @@ class _LocalClosers:
     """``closers.get(i)``: the index of the ``}`` closing the ``{`` at ``i``, or None; see :func:`_all_boxes`."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.budget, self.full = text, 4 * len(text) + 4096, None
+        self.text, self.budget = text, 4 * len(text) + 4096
+        self.full: dict[int, int] | None = None
 
     def get(self, open_idx: int) -> int | None:
         if self.full is not None:
@@ -978,7 +979,7 @@ def _one_value(sentence: str) -> str | None:
     if _QUALIFIED.search(sentence):
         return None
     plain = sentence.replace("\\$", " ")
-    found = {}
+    found: dict[str, Any] = {}
     for m in _PROSE_VALUES.finditer(plain):
         raw = next(g for g in m.groups() if g is not None).strip()
         if raw and (_DIGIT.search(raw) or "\\" in raw):

@@ -20,18 +20,22 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "MAX_ANSWER_CHARS",
     "Interval",
     "Node",
+    "convert_unit",
     "exact_number",
     "float_value",
     "linear_form",
     "normalize",
+    "number_word",
     "parse_structure",
     "solve_inequality",
     "split_top",
+    "unit_target",
 ]
 
 MAX_ANSWER_CHARS = 1000
@@ -45,10 +49,11 @@ _REPLACE = (
     ("\\dfrac", "\\frac"), ("\\tfrac", "\\frac"), ("\\cfrac", "\\frac"), ("\\dbinom", "\\binom"),
     ("\\tbinom", "\\binom"), ("\\infinity", "\\infty"),
     ("\u221e", "\\infty"), ("\u03c0", "\\pi"), ("\u2212", "-"), ("\u00d7", "\\times"), ("\u00b7", "\\cdot"),
-    ("\u2264", "\\le"), ("\u2265", "\\ge"), ("\\leq", "\\le"), ("\\geq", "\\ge"), ("\\leqslant", "\\le"),
-    ("\\geqslant", "\\ge"), ("\\neq", "\\ne"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\lbrack", "["),
-    ("\\rbrack", "]"), ("\\lvert", "|"), ("\\rvert", "|"), ("\\vert", "|"), ("\\emptyset", "\\varnothing"),
-    ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"),
+    ("\u2264", "\\le"), ("\u2265", "\\ge"), ("\\leqslant", "\\le"), ("\\geqslant", "\\ge"),
+    ("\\leq", "\\le"), ("\\geq", "\\ge"), ("\\neq", "\\ne"), ("\\lbrace", "\\{"), ("\\rbrace", "\\}"), ("\\lbrack", "["),
+    ("\\rbrack", "]"), ("\\langle", "("), ("\\rangle", ")"), ("\u27e8", "("), ("\u27e9", ")"), ("\\lvert", "|"), ("\\rvert", "|"), ("\\vert", "|"), ("\\emptyset", "\\varnothing"),
+    ("\\mathbb{R}", "\\R"), ("\\bmatrix", "\\pmatrix"), ("\\lg ", "\\log_{10} "), ("\\lg(", "\\log_{10}("), ("\\bmod", "\\mod"),
+    ("\\operatorname{lcm}", "\\lcm"), ("\\operatorname{gcd}", "\\gcd"),
     ("\u222a", "\\cup"), ("\u2229", "\\cap"), ("\u2208", "\\in"), ("\u2260", "\\ne"), ("\u00b1", "\\pm"),
     ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
     ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"),
@@ -76,7 +81,9 @@ _UNIT_WORDS = (
     "sq\\.?\\s*(?:ft|m|cm|in)|square (?:feet|meters|inches|centimeters|miles|yards)|cubic (?:feet|meters|inches|centimeters)"
 )
 # a unit is only removed when separated from the value by a space (so that "2h" stays a product)
-_TRAILING_UNITS = re.compile(rf"(?<=[\d\}})])\s+(?:{_UNIT_WORDS})(?:\s*\^\s*\{{?[23]\}}?)?\s*$", re.I)
+_TRAILING_UNITS = re.compile(
+    rf"(?<=[\d\}})])\s+(?-i:(?![MB]\s*$))(?:{_UNIT_WORDS})(?:\s*\^\s*\{{?[23]\}}?)?\s*$", re.I
+)
 _INF = re.compile(r"\\inf(?!ty)\b|(?<![\\a-zA-Z])inf(?:inity)?(?![a-zA-Z])")
 # "or"/"and" between two answers: spaced, or unspaced after a value and before the next one ("1orW(x)=-1",
 # "x=1orx=-1", "(1,2)or(3,4)"); never inside a word ("10orders")
@@ -85,12 +92,20 @@ _OR_AND = re.compile(
     r"|\\(?:text|mbox)\{\s*(?:or|and)\s*\}"
 )
 _LEADING_UNIT_WORD = re.compile(r"^(?:\\\$|\$|USD\s*)")
-_SQRT_BARE = re.compile(r"\\sqrt\s*([0-9a-zA-Z])")
+_SQRT_BARE = re.compile(r"\\sqrt\s*(\[[^\[\]{}]*\])?\s*([0-9a-zA-Z])")
+_TRIG_DEGREES = re.compile(
+    r"\\(sin|cos|tan|cot|sec|csc)\s*\(?\s*(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree)\s*\)?"
+)
 _FRAC_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*([0-9a-zA-Z])")
 _FRAC_HALF_BARE = re.compile(r"\\frac\s*([0-9a-zA-Z])\s*(?=\{)")
 # "\\frac{\\sqrt3}2": a braced numerator (one level of nesting) and a bare one-character denominator
 _FRAC_DEN_BARE = re.compile(r"\\frac\s*(\{(?:[^{}]|\{[^{}]*\})*\})\s*([0-9a-zA-Z])")
 _SPACES = re.compile(r"\s+")
+# "√10", "√2.5", "√(x+1)", "√{3}": the radicand of a unicode root sign written as plain text
+_UNICODE_ROOT = re.compile(r"\u221a\s*(?:(\d+(?:\.\d+)?)|\(([^()]*)\))")
+# a bare one-character script followed by a space ("\\int_0^1 2x"): braced before spaces are removed, so it
+# never runs into the next digit ("^12x")
+_SCRIPT_BEFORE_SPACE = re.compile(r"([\^_])\s*([0-9A-Za-z])(?=\s)")
 _PHANTOM_GROUP = re.compile(r"\\[hv]?phantom\s*\{(?:[^{}]|\{[^{}]*\})*\}")
 _TEXT_ONLY = re.compile(r"\\(?:text|mathrm|mbox)\s*\{([^{}]*)\}")
 _CLOCK = re.compile(r"^\s*(\d{1,2}):([0-5]\d)\s*(?:([AaPp])\.?\s*[Mm]\.?)?\s*$")
@@ -117,6 +132,8 @@ def normalize(text: str) -> str:
 def _normalize(text: str) -> str:
     if not text.isascii():
         text = _fold_digits(text)
+        if "\u221a" in text:  # plain-text "8√10" is 8 sqrt(10) (LaTeX "\\sqrt10" is sqrt(1) 0)
+            text = _UNICODE_ROOT.sub(_unicode_root, text)
     s = text if "\\begin" in text else _DOUBLE_ESCAPE.sub(r"\\", text)
     s = _TRAILING_BACKSLASH.sub("", s.strip()).strip()
     if len(s) > MAX_ANSWER_CHARS:
@@ -125,7 +142,12 @@ def _normalize(text: str) -> str:
     while prev != s:  # "**$4$**", "$**4**$" and '"$4$"' alike
         prev = s
         s = _strip_delims(_strip_markdown(_strip_quotes(s)))
-    clock = _CLOCK.match(_TEXT_ONLY.sub(r"\1", s))
+    words = _TEXT_ONLY.sub(r"\1", s).strip()
+    if " and " in words and words[:1].isalpha():  # "one hundred and two", before "and" joins two answers
+        spelled = number_word(words)
+        if spelled is not None:
+            return str(spelled)
+    clock = _CLOCK.match(words)
     if clock:  # "4:30 \text{ p.m.}", "\text{4:30 p.m.}", "4:30 PM": one spelling of a time of day
         hours, minutes, half = clock.groups()
         return f"{int(hours)}:{minutes}" + (f"\\text{{{half.lower()}m}}" if half else "")
@@ -136,6 +158,10 @@ def _normalize(text: str) -> str:
         s = _SPACED_DIGITS.sub(_spaced_digits, s)
     for token in _DROP:
         s = s.replace(token, " ")
+    if "^" in s or "_" in s:
+        s = _SCRIPT_BEFORE_SPACE.sub(r"\1{\2}", s)
+    if "\\choose" in s:
+        s = _choose(s)
     if "\\(" in s or "\\)" in s:  # "\\(x = 5\\) and \\(x = -2\\)": inline-math delimiters inside an answer
         s = s.replace("\\(", " ").replace("\\)", " ")
     if any(w in s for w in ("style", "size", "arge", "ARGE", "tiny", "small", "uge")):
@@ -143,17 +169,23 @@ def _normalize(text: str) -> str:
     for old, new in _REPLACE:
         s = s.replace(old, new)
     s = _INF.sub(r"\\infty", s)
-    s = _DEGREES.sub("", s)
+    if "\\circ" in s or "\u00b0" in s:  # "\\sin 30^\\circ" is sin(pi/6): degrees inside a trig function
+        s = _TRIG_DEGREES.sub(lambda m: f"\\{m.group(1)}(\\frac{{{m.group(2)}\\pi}}{{180}})", s)
+    if "\\pi" not in s or not _DEGREES.search(s):  # "\\frac{\\pi}{6}^\\circ" is no radian measure: kept
+        s = _DEGREES.sub("", s)
+    s = _magnitude(s)
     s = _PERCENT.sub("", s)
     s = s.replace("\\$", "").replace("$", "")
     s = _or_and(s).strip().rstrip(".").strip()
     s = _strip_units(s)
     s = _unwrap(s)
     s = _strip_units(s)
+    if "base" in s or "_{" in s:
+        s = _based(s)
     s = s.replace("\\ ", " ").replace("~", " ")
     s = _or_and(s)
     s = _GROUP_SEP.sub("", s)
-    s = _SQRT_BARE.sub(r"\\sqrt{\1}", s)
+    s = _SQRT_BARE.sub(lambda m: f"\\sqrt{m.group(1) or ''}{{{m.group(2)}}}", s)
     s = _FRAC_BARE.sub(r"\\frac{\1}{\2}", s)
     s = _FRAC_HALF_BARE.sub(r"\\frac{\1}", s)
     s = _FRAC_DEN_BARE.sub(r"\\frac\1{\2}", s)
@@ -163,16 +195,108 @@ def _normalize(text: str) -> str:
     compact = _compact(s).replace("\x01", "\\\\")
     compact = _IN_PREFIX.sub("", _UNARY_PLUS_INF.sub(r"\1", compact))
     s = s.replace("\x01", "\\\\")
-    if _THOUSANDS.match(compact) and not re.search(r",\s", text):  # "32, 349" is a list
+    if _THOUSANDS.match(compact) and not re.search(
+        r",(?!\s*\\!)\s", text
+    ):  # "32, 349" is a list; "111, \\! 111" no
         return compact.replace(",", "")
     if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
         return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
     return compact
 
 
+def _unicode_root(m: re.Match[str]) -> str:
+    return "\\sqrt{" + (m.group(1) if m.group(1) is not None else m.group(2)) + "}"
+
+
+_CHOOSE_GROUP = re.compile(r"\{([^{}]*)\\choose([^{}]*)\}")
+
+
+def _choose(s: str) -> str:
+    """``{n \\choose k}`` (TeX's primitive form) as ``\\binom{n}{k}``; a bare ``n \\choose k`` too when it is the
+    whole answer."""
+    s = _CHOOSE_GROUP.sub(lambda m: "\\binom{" + m.group(1).strip() + "}{" + m.group(2).strip() + "}", s)
+    if s.count("\\choose") == 1 and "{" not in s:
+        n, k = s.split("\\choose")
+        if n.strip() and k.strip():
+            return "\\binom{" + n.strip() + "}{" + k.strip() + "}"
+    return s
+
+
+#: words and suffixes that scale the number before them (never dropped as units: "5 thousand" is 5000)
+_MAGNITUDES = {
+    "hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12, "lakh": 5, "lakhs": 5,
+    "crore": 7, "crores": 7, "\u5343": 3, "\u4e07": 4, "\u842c": 4, "\u4ebf": 8, "\u5104": 8,
+    "k": 3, "bn": 9, "mn": 6,
+}  # fmt: skip
+_MAGNITUDE = re.compile(
+    r"^([+-]?\d+(?:\.\d+)?)\s*(?:\\(?:text|mathrm|mbox|textrm)\s*\{\s*([A-Za-z]+|[\u4e00-\u9fff])\s*\}"
+    r"|\s([A-Za-z]{2,})|([\u4e00-\u9fff]))\s*\.?$"
+)
+
+
+def _magnitude(s: str) -> str:
+    """``5\\text{ thousand}``, ``2.5 million``, ``5\\text{k}``, ``3万`` as ``5\\times10^{3}`` ...: a magnitude word or
+    suffix multiplies the number (it is no unit to drop). A bare ``5k`` stays a product with ``k``."""
+    m = _MAGNITUDE.match(s)
+    if m is None:
+        return s
+    word = m.group(2) or m.group(3) or m.group(4)
+    power = (
+        _MAGNITUDES.get(word)
+        if word in ("k", "bn", "mn") or len(word) == 1
+        else _MAGNITUDES.get(word.lower())
+    )
+    if power is None or (m.group(3) and word == "k"):
+        return s
+    return f"{m.group(1)}\\times10^{{{power}}}"
+
+
+_BASE_NAMES = {
+    w: i + 2
+    for i, w in enumerate(
+        [
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+        ]
+    )
+}
+# "204 (base 5)", "204 base 5", "2516_{eight}", "52_{(8)}": a numeral and the base it is written in
+_BASE_WRITTEN = re.compile(
+    r"^([0-9A-Za-z]+?)\s*(?:\(\s*base[\s-]*([a-z]+|\d{1,2})\s*\)|\s+in\s+base[\s-]*([a-z]+|\d{1,2})"
+    r"|\s+base[\s-]*([a-z]+|\d{1,2})|_\{\s*\(?\s*([a-z]+|\d{1,2})\s*\)?\s*\})$",
+    re.IGNORECASE,
+)
+
+
+def _based(s: str) -> str:
+    """A numeral with its base written out, as ``digits_{base}`` (read by :func:`base_numeral`)."""
+    m = _BASE_WRITTEN.match(s.strip())
+    if m is None:
+        return s
+    digits = m.group(1)
+    name = next(g for g in m.groups()[1:] if g is not None).lower()
+    base = int(name) if name.isdigit() else _BASE_NAMES.get(name)
+    if base is None or not digits[0].isdigit():
+        return s
+    return f"{digits}_{{{base}}}"
+
+
 _DIGIT_SPACE = r"(?:\s|\\quad|\\qquad|\\[,;: ]|~)+"
 # digits separated by spacing, not part of a decimal, a fraction, or a mixed number ("3 1/2")
-_SPACED_DIGITS = re.compile(rf"(?<![\d.,/])\d+(?:{_DIGIT_SPACE}\d+)+(?![\d.,/])")
+_SPACED_DIGITS = re.compile(rf"(?<![\d.,/^_])\d+(?:{_DIGIT_SPACE}\d+)+(?![\d.,/])")
 _GROUPED = re.compile(rf"^\d{{1,3}}(?:{_DIGIT_SPACE}\d{{3}})+$")
 
 
@@ -286,11 +410,11 @@ def _strip_units(s: str) -> str:
 
 
 _TRAILING_TEXT = re.compile(
-    r"(?<=\S)\s*\\(?:text|mbox|mathrm|textrm)\s*\{\s*([A-Za-z][A-Za-z .^/]*)\}\s*(?:\^\s*\{?[23]\}?)?\s*$"
+    r"(?<=\S)\s*\\(?:text|mbox|mathrm|textrm)\s*\{\s*([A-Za-z][A-Za-z\s.^/]*)\}\s*(?:\^\s*\{?[23]\}?)?\s*$"
 )
 _SI_UNITS = (
     "N|J|W|V|K|Pa|kPa|MPa|GPa|Hz|kHz|MHz|GHz|eV|keV|MeV|GeV|mol|kJ|kW|kWh|kN|mA|mV|kV|ms|ns|us|nm|um|"
-    "C|F|T|Wb|Ohm|ohms?|L|mL|atm|bar|cal|kcal|lm|lx|dB|rad|sr|mg|kmol|mmol|M|mM"
+    "C|F|T|Wb|Ohm|ohms?|L|mL|atm|bar|cal|kcal|lm|lx|dB|rad|sr|mg|kmol|mmol|mM"
 )
 _UNIT_PHRASE = re.compile(
     rf"^(?:{_UNIT_WORDS}|{_SI_UNITS})(?:\s*(?:/|per|\s)\s*(?:{_UNIT_WORDS}|{_SI_UNITS}))?$", re.IGNORECASE
@@ -305,11 +429,16 @@ _VALUE_WORDS = re.compile(
     re.IGNORECASE,
 )
 
+#: capital letters that read as a magnitude (million, billion) as often as a unit: never dropped
+_SCALE_LETTERS = frozenset(("M", "B"))
+
 
 def _unit_text(m: re.Match[str]) -> str:
     """A trailing ``\\text{...}`` after a value is dropped when it names a unit or a count noun ("cm", "square
     units", "apples"), never when its words change or deny the value; it then stays part of the answer."""
-    words = m.group(1).strip().rstrip(".").strip()
+    words = " ".join(m.group(1).split()).rstrip(".").strip()
+    if words in _SCALE_LETTERS:
+        return m.group(0)  # "5\\,\\mathrm{M}": a million or a molar, never nothing
     if _UNIT_PHRASE.match(words):
         return ""
     parts = words.split()
@@ -439,7 +568,10 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
         if m.group(1) in ("vmatrix", "Vmatrix"):
             return Node("expr", s)  # a determinant (or a norm), not the matrix
         return _matrix(m.group(2), depth)
-    if s.count("\\pm") == 1 and "\\mp" not in s:  # "a \pm b" is the two values a + b and a - b
+    m = _SCALED_MATRIX.match(s) if "\\begin" in s else None
+    if m and m.group(3) not in ("vmatrix", "Vmatrix") and _is_scalar(m.group(1)):
+        return _matrix(m.group(4), depth, scale=m.group(1))
+    if s.count("\\pm") == 1 and "\\mp" not in s and not _pm_item(s):  # "a \pm b": a + b and a - b
         both = tuple(parse_structure(_signed(s, sign), depth=depth + 1) for sign in "+-")
         return Node("list", s, both)
     if "\\cup" in s and _balanced_split(s, "\\cup"):
@@ -450,8 +582,11 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
         return Node("number", s, value=value)
     if s.startswith("\\{") and s.endswith("\\}"):
         inner = s[2:-2]
+        builder = _set_builder(inner, depth)
+        if builder is not None:
+            return builder
         items = [p for p in split_top(inner) if p.strip()]
-        return Node("set", s, tuple(parse_structure(p, depth=depth + 1) for p in items))
+        return Node("set", s, _flat_pm(tuple(parse_structure(p, depth=depth + 1) for p in items)))
     if len(s) >= 2 and s[0] in "([" and s[-1] in ")]" and _balanced(s[1:-1]):
         items = split_top(s[1:-1])
         if len(items) == 1 and ";" in s:  # "(0;-2;6)": semicolons separate coordinates
@@ -461,7 +596,7 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
             return Node("tuple", s, kids, open=s[0], close=s[-1])
     items = split_top(s)
     if len(items) >= 2 and all(p.strip() for p in items):
-        return Node("list", s, tuple(parse_structure(p, depth=depth + 1) for p in items))
+        return Node("list", s, _flat_pm(tuple(parse_structure(p, depth=depth + 1) for p in items)))
     for sep in ("\\text{or}", "\\text{and}", "\\lor", ";"):
         if sep in s and len(split_top(s, sep)) >= 2:
             parts = [p for p in split_top(s, sep) if p.strip()]
@@ -479,6 +614,9 @@ def parse_structure(norm: str, *, choice: bool = False, depth: int = 0) -> Node:
         return Node("ineq", s)
     if _PLAIN_CHOICE.match(s) and len(s) <= 3 and not choice:
         return Node("expr", s)
+    spelled = number_word(s) if s[0].isalpha() and s.isascii() else None
+    if spelled is not None:  # "five", "twenty-five", "one hundred and two": the number
+        return Node("number", str(spelled), value=Fraction(spelled))
     if re.fullmatch(r"[A-Za-z][A-Za-z' -]*[A-Za-z]", s) and len(s) > 1 and not re.fullmatch(r"[a-z]{1,3}", s):
         return Node("text", s.lower())
     return Node("expr", s)
@@ -508,13 +646,137 @@ def _balanced_split(s: str, sep: str) -> bool:
     return len(split_top(s, sep)) >= 2
 
 
-def _matrix(body: str, depth: int) -> Node:
+def _matrix(body: str, depth: int, scale: str = "") -> Node:
+    """A matrix's rows as tuples; ``scale`` (a number or a constant written before the matrix,
+    ``\\frac{1}{5}\\begin{pmatrix}...``) multiplies every entry."""
     rows = [r for r in body.split("\\\\") if r.strip()]
     parsed = []
     for row in rows:
-        cells = tuple(parse_structure(c.strip(), depth=depth + 1) for c in row.split("&"))
+        cells = tuple(parse_structure(_scaled(c.strip(), scale), depth=depth + 1) for c in row.split("&"))
         parsed.append(Node("tuple", row, cells, open="[", close="]"))
-    return Node("matrix", body, tuple(parsed))
+    return Node("matrix", (scale + " " if scale else "") + body, tuple(parsed))
+
+
+_SCALED_MATRIX = re.compile(r"^(.+?)(\\cdot|\\times)?\\begin\{([pbB]?matrix)\}(.*)\\end\{\3\}$", re.DOTALL)
+_GROUP1 = r"\{(?:[^{}]|\{[^{}]*\})+\}"  # a brace group, one level of nesting inside
+_SCALAR = re.compile(rf"^[-+]?(?:[\d.]+|\\frac{_GROUP1}{_GROUP1}|\\sqrt{_GROUP1}|\\pi|[{{}}()/^ ])+$")
+
+
+def _is_scalar(text: str) -> bool:
+    """A constant factor written before a matrix: numbers, fractions, roots, pi (no letters, no matrix)."""
+    return bool(_SCALAR.match(text.strip())) and bool(re.search(r"\d", text)) and "&" not in text
+
+
+def _scaled(cell: str, scale: str) -> str:
+    if not scale:
+        return cell
+    a, b = exact_number(scale), exact_number(cell)
+    if a is not None and b is not None:
+        v = a * b
+        return str(v.numerator) if v.denominator == 1 else f"\\frac{{{v.numerator}}}{{{v.denominator}}}"
+    return f"({scale})\\cdot({cell})"
+
+
+# "\\{x \\mid x > 2\\}", "\\{x | 3 < x \\le 4\\}", "\\{x : x \\le 0\\}": the set of a variable's values under a condition
+_BUILDER = re.compile(r"^\s*([A-Za-z])\s*(?:\\mid|\||:)(?![=])(.+)$")
+
+
+def _set_builder(inner: str, depth: int) -> Node | None:
+    """A set written by a condition on one variable, when the condition is an inequality (or several joined
+    by "or") in that variable: that inequality, which the comparison reads as an interval or union. Any
+    other condition (``x^2 = 4``, ``x \\in \\mathbb{Z}``, another variable) is not read: None."""
+    m = _BUILDER.match(inner)
+    if m is None or "\\in" in m.group(2):
+        return None
+    name, cond = m.group(1), m.group(2).strip()
+    node = parse_structure(cond, depth=depth + 1)
+    parts = node.items if node.kind == "list" else (node,)
+    if not parts or any(
+        p.kind != "ineq" or not re.search(rf"(?<![A-Za-z\\]){name}(?![A-Za-z])", p.text) for p in parts
+    ):
+        return None
+    if any(re.search(rf"(?<![A-Za-z\\])(?!{name})[A-Za-z](?![A-Za-z])", p.text) for p in parts):
+        return None  # a second letter: not a condition on the one variable alone
+    return node
+
+
+def _pm_item(s: str) -> bool:
+    """Whether the one ``\\pm`` of ``s`` is inside an item of a set or of a list (spread by :func:`_flat_pm`)."""
+    if s.startswith("\\{") and s.endswith("\\}"):
+        return True
+    return len(split_top(s)) >= 2
+
+
+def _flat_pm(items: tuple[Node, ...]) -> tuple[Node, ...]:
+    """Items of a set or list with a ``\\pm`` item's two values spread (``\\{1 \\pm \\sqrt5, -2\\}`` has three)."""
+    if not any(k.kind == "list" and "\\pm" in k.text for k in items):
+        return items
+    out: list[Node] = []
+    for k in items:
+        out.extend(k.items if k.kind == "list" and "\\pm" in k.text and k.text.count("\\pm") == 1 else (k,))
+    return tuple(out)
+
+
+_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 10 * (i + 2) for i, w in enumerate(_TENS)}
+_SCALE_WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+
+
+def number_word(text: str) -> int | None:
+    """The value of an English cardinal written in words ("five", "twenty-five", "one hundred and two",
+    "three thousand four hundred"), else None. Every word must be part of the number: "five or seven",
+    "not five", "a couple", "fifteen apples" are None."""
+    words = re.split(r"[\s-]+", text.strip().lower())
+    if not words or len(words) > 12 or words[-1] == "and":
+        return None
+    total = current = 0
+    seen = False
+    last = ""
+    for w in words:
+        if w == "and" and last in ("hundred", *_SCALE_WORDS):
+            last = w
+            continue
+        if w in _WORD_VALUES:
+            v = _WORD_VALUES[w]
+            if last in _WORD_VALUES and not (last in _TENS and v < 10 and v > 0):
+                return None  # "five six", "twenty thirty", "ten five"
+            current += v
+        elif w == "hundred":
+            if last not in _WORD_VALUES or (current % 100 == 0 and current):
+                return None
+            current *= 100
+        elif w in _SCALE_WORDS:
+            if not seen or last in _SCALE_WORDS:
+                return None
+            total += current * _SCALE_WORDS[w]
+            current = 0
+        else:
+            return None
+        seen = True
+        last = w
+    return total + current if seen else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -590,7 +852,8 @@ def float_value(text: str) -> float | None:
     """
     if not text or len(text) > _MAX_ARITH_CHARS:
         return None
-    tokens, pos = [], 0
+    tokens: list[Any] = []
+    pos = 0
     while pos < len(text):
         m = _ARITH_TOKEN.match(text, pos)
         if m is None:
@@ -708,7 +971,8 @@ class _NotLinear(Exception):
 def _linear_tokens(text: str) -> tuple[tuple[str, str], ...] | None:
     if not text or len(text) > _MAX_LINEAR_CHARS:
         return None
-    tokens, pos = [], 0
+    tokens: list[Any] = []
+    pos = 0
     while pos < len(text):
         m = _LIN_TOKEN.match(text, pos)
         if m is None:
@@ -1048,3 +1312,43 @@ def unit_conflict(answer_u: Unit | None, gold_units: list[Unit | None], asked: l
     if same_kind and answer_u not in same_kind:
         return f"the answer is in {answer_u[1]}, the question asks for {same_kind[0][1]}"
     return ""
+
+
+def unit_target(answer_u: Unit | None, gold_units: list[Unit | None], asked: list[Unit]) -> Unit | None:
+    """The unit the answer should be in when :func:`unit_conflict` finds its unit contradicts the gold's or
+    the question's (the gold's unit first, then the one the question asks for); None without a conflict."""
+    if answer_u is None or not unit_conflict(answer_u, gold_units, asked):
+        return None
+    stated = [u for u in gold_units if u is not None]
+    if stated and len(stated) == len(gold_units):
+        return stated[0]
+    same_kind = [u for u in asked if u[0] == answer_u[0]]
+    return same_kind[0] if same_kind else None
+
+
+#: exact size of each convertible unit in a base unit of its kind (m, s, g, cent, ml); months, years, tons,
+#: gallons and angles are not converted (their size is a convention, or the conversion brings in pi)
+_UNIT_SIZE: dict[tuple[str, str], Fraction] = {
+    ("length", "mm"): Fraction(1, 1000), ("length", "cm"): Fraction(1, 100), ("length", "m"): Fraction(1),
+    ("length", "km"): Fraction(1000), ("length", "in"): Fraction(254, 10000),
+    ("length", "ft"): Fraction(3048, 10000), ("length", "yd"): Fraction(9144, 10000),
+    ("length", "mi"): Fraction(1609344, 1000),
+    ("time", "s"): Fraction(1), ("time", "min"): Fraction(60), ("time", "h"): Fraction(3600),
+    ("time", "day"): Fraction(86400), ("time", "week"): Fraction(604800),
+    ("mass", "mg"): Fraction(1, 1000), ("mass", "g"): Fraction(1), ("mass", "kg"): Fraction(1000),
+    ("mass", "lb"): Fraction(45359237, 100000), ("mass", "oz"): Fraction(45359237, 1600000),
+    ("money", "dollar"): Fraction(100), ("money", "cent"): Fraction(1),
+    ("volume", "ml"): Fraction(1), ("volume", "l"): Fraction(1000),
+}  # fmt: skip
+
+
+def convert_unit(value: Fraction, source: Unit, target: Unit) -> Fraction | None:
+    """``value`` in ``source`` units expressed in ``target`` units (``120`` minutes is ``2`` hours, ``5`` km is
+    ``5000`` m, ``1`` m^2 is ``10000`` cm^2), exactly; None when the units are of different kinds or powers or
+    one of them has no fixed size."""
+    if source[0] != target[0] or source[2] != target[2]:
+        return None
+    a, b = _UNIT_SIZE.get(source[:2]), _UNIT_SIZE.get(target[:2])
+    if a is None or b is None:
+        return None
+    return value * (a / b) ** source[2]

@@ -7,9 +7,15 @@ grammar of ``latex2sympy2_extended``, with size and blow-up guards), plain text 
 Equality of two expressions:
 
 * constants: exactly equal; decimals are read as the exact rationals they write, and ``a - b`` must vanish
-  to :data:`ZERO_DIGITS` significant digits (sympy's adaptive evaluation finds a nonzero difference at full
-  precision however small it is: ``e^{-100}`` is not 0, ``2^{64}`` is not ``2^{64}-1``). A tolerance is
-  used only when the caller passes one (the gold is a rounded decimal);
+  to :data:`ZERO_DIGITS` significant digits, or to twice the digits of the largest integer or integer power
+  in it plus 50 (at most :data:`MAX_ZERO_DIGITS`: ``\\sqrt[1000]{2^{1000}+1}`` is not 2) (sympy's adaptive
+  evaluation finds a nonzero difference at full precision however small it is: ``e^{-100}`` is not 0,
+  ``2^{64}`` is not ``2^{64}-1``). A tolerance is used only when the caller passes one (the gold is a rounded
+  decimal);
+* a symbol that cancels is none (``5 + 0 \\cdot k`` is 5: both sides are expanded when their symbols differ);
+* definite integrals, sums, products, limits and derivatives are replaced by the value ``doit()`` finds; one
+  that stays unevaluated, or is infinite, is no value (None). So are texts latex2sympy would misread as one:
+  ``\\Pi``, a prime after a number, ``\\approx``/``\\sim``/``\\equiv``..., ``\\circ``;
 * with free symbols: both sides must use the same symbols and be exactly equal at :data:`POINTS` rational
   points (:data:`STEP_POINTS` when floor, ceiling, abs, mod, max/min or piecewise appear), drawn from a
   hash of the two expressions: negative, positive and integer values, so ``\\ln x`` is not ``\\ln|x|``
@@ -33,6 +39,10 @@ from ._sympy_grade import is_tame, parse_latex_expr, parse_sympy_text
 __all__ = ["POINTS", "STEP_POINTS", "ZERO_DIGITS", "equations_equal", "exprs_equal", "to_sympy"]
 
 _PLAIN = re.compile(r"^[0-9a-zA-Z+\-*/^(). ]+$")
+# what latex2sympy reads as a value although it is none: a relation other than "=" (``x \\approx 5`` read as
+# 5), capital Pi (read as pi), a degree sign left on an expression of pi, a prime after a number (45' is 45
+# arcminutes or feet)
+_NOT_A_VALUE = re.compile(r"\\(?:approx|sim|simeq|cong|equiv|propto|Pi|circ|prime)(?![A-Za-z])|\d\s*'")
 
 
 @lru_cache(maxsize=2048)
@@ -40,7 +50,7 @@ def to_sympy(text: str) -> Any | None:
     """The sympy value of a normalised answer (LaTeX or plain text), or None."""
     import sympy
 
-    if not text or len(text) > 256:
+    if not text or len(text) > 256 or _NOT_A_VALUE.search(text):
         return None
     expr = None
     if _PLAIN.match(text) and "\\" not in text:
@@ -51,7 +61,29 @@ def to_sympy(text: str) -> Any | None:
         return None
     if not isinstance(expr, sympy.Expr):
         return None
-    return _fold_constants(expr)
+    expr = _evaluated(expr)
+    return None if expr is None else _fold_constants(expr)
+
+
+def _evaluated(expr: Any) -> Any | None:
+    """A definite integral, sum, product or limit as the value sympy finds for it (``\\int_0^1 2x\\,dx`` is
+    1); None when it stays unevaluated or is not finite: an unevaluated operator is no answer."""
+    import sympy
+
+    ops = (sympy.Integral, sympy.Sum, sympy.Product, sympy.Limit, sympy.Derivative)
+    if not expr.has(*ops):
+        return expr
+    try:
+        done = expr.doit()
+    except Exception:
+        return None
+    if (
+        not isinstance(done, sympy.Expr)
+        or done.has(*ops)
+        or done.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+    ):
+        return None
+    return done if is_tame(done) else None
 
 
 # a number, or a closing bracket, right before a bracket: latex2sympy reads two numbers side by side as a
@@ -85,11 +117,23 @@ def exprs_equal(a: Any, b: Any, rel_tol: float = 0.0) -> bool | None:
     """
     a, b = _exact_floats(a), _exact_floats(b)
     fa, fb = a.free_symbols, b.free_symbols
+    if fa != fb:  # "5 + 0 \\cdot k" has no k: a symbol that cancels is not a parameter
+        a, b = _expanded(a), _expanded(b)
+        fa, fb = a.free_symbols, b.free_symbols
     if not fa and not fb:
         return _constants_equal(a, b, rel_tol)
     if {s.name for s in fa} != {s.name for s in fb}:
         return False
     return _identity(a, b, sorted(fa | fb, key=lambda s: s.name))
+
+
+def _expanded(expr: Any) -> Any:
+    import sympy
+
+    try:
+        return sympy.expand(expr) if is_tame(expr) else expr
+    except Exception:
+        return expr
 
 
 def equations_equal(l1: Any, r1: Any, l2: Any, r2: Any) -> bool | None:
@@ -131,13 +175,18 @@ def equations_equal(l1: Any, r1: Any, l2: Any, r2: Any) -> bool | None:
 #: two constants are equal when their difference vanishes to this many significant digits (sympy evaluates
 #: the difference adaptively: a nonzero difference, however small, is found at full precision)
 ZERO_DIGITS = 200
+#: the most digits a zero test ever works at (expressions with larger integers are rarer than their cost)
+MAX_ZERO_DIGITS = 5000
 #: points an identity is checked at (more for non-polynomial functions: floor, abs, mod, piecewise ...)
 POINTS = 6
 STEP_POINTS = 24
 
 
+@lru_cache(maxsize=2048)
 def _exact_floats(expr: Any) -> Any:
-    """``expr`` with its decimals as exact rationals (``0.1`` is 1/10), so that equality can be exact."""
+    """``expr`` with its decimals as exact rationals (``0.1`` is 1/10), so that equality can be exact.
+
+    Cached: a GRPO group compares n responses with one gold (sympy expressions hash by structure)."""
     import sympy
 
     floats = expr.atoms(sympy.Float)
@@ -155,7 +204,7 @@ def _is_zero(expr: Any) -> bool | None:
     if expr.is_Rational:
         return False
     try:
-        v = expr.evalf(15, maxn=ZERO_DIGITS)
+        v = expr.evalf(15, maxn=_zero_digits(expr))
     except Exception:
         return None
     if v == 0:
@@ -171,6 +220,25 @@ def _is_zero(expr: Any) -> bool | None:
         if part._prec > 1:  # significant digits found: a real difference, however small
             return False
     return True  # no significant digit in ZERO_DIGITS: zero to that precision
+
+
+def _zero_digits(expr: Any) -> int:
+    """The precision a zero test needs: :data:`ZERO_DIGITS`, or more for an expression with big integers in it,
+    whose nonzero differences can be as small as one over their size (``\\sqrt[1000]{2^{1000}+1} - 2`` is about
+    1e-304)."""
+    import sympy
+
+    digits = 0
+    for r in expr.atoms(sympy.Rational):
+        digits = max(digits, len(str(abs(r.p))), len(str(r.q)))
+    for pw in expr.atoms(sympy.Pow):  # unevaluated powers: 2^{1000} has 302 digits
+        base, exponent = pw.args
+        if base.is_Rational and exponent.is_Integer and base not in (0, 1, -1):
+            size = math.log10(max(abs(int(base.p)), int(base.q)))
+            digits = max(digits, int(size * abs(int(exponent))) + 1)
+    return (
+        min(max(ZERO_DIGITS, 2 * digits + 50), MAX_ZERO_DIGITS) if digits > ZERO_DIGITS // 4 else ZERO_DIGITS
+    )
 
 
 def _constants_equal(a: Any, b: Any, rel_tol: float) -> bool | None:
@@ -203,10 +271,9 @@ def _points(a: Any, b: Any, symbols: list[Any]) -> list[tuple[Any, ...]]:
 
     import sympy
 
-    names = {type(f).__name__ for f in (a.atoms(sympy.Function) | b.atoms(sympy.Function))}
-    step = any(n in _STEP_FUNCTIONS for n in names) or a.has(sympy.Piecewise) or b.has(sympy.Piecewise)
-    count = STEP_POINTS if step else POINTS
-    seed = hashlib.blake2b(f"{sympy.srepr(a)}|{sympy.srepr(b)}".encode(), digest_size=32).digest()
+    (ra, step_a), (rb, step_b) = _form(a), _form(b)
+    count = STEP_POINTS if step_a or step_b else POINTS
+    seed = hashlib.blake2b(f"{ra}|{rb}".encode(), digest_size=32).digest()
     out = []
     for i in range(count):
         h = hashlib.blake2b(seed + bytes([i]), digest_size=4 * len(symbols)).digest()
@@ -220,6 +287,15 @@ def _points(a: Any, b: Any, symbols: list[Any]) -> list[tuple[Any, ...]]:
                 coords.append(sympy.Rational(sign * (u % 4000 + 13), 997))
         out.append(tuple(coords))
     return out
+
+
+@lru_cache(maxsize=2048)
+def _form(expr: Any) -> tuple[str, bool]:
+    """``srepr(expr)`` and whether it has a step or absolute-value function; cached like the gold's parse."""
+    import sympy
+
+    names = {type(f).__name__ for f in expr.atoms(sympy.Function)}
+    return sympy.srepr(expr), any(n in _STEP_FUNCTIONS for n in names) or expr.has(sympy.Piecewise)
 
 
 def _at(expr: Any, symbols: list[Any], point: tuple[Any, ...]) -> Any | None:

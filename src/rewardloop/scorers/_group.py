@@ -53,7 +53,7 @@ class GroupScorer(Scorer):
     deadline of one ``score_group`` call.
     """
 
-    name: ClassVar[str] = "group"  # type: ignore[misc]
+    name: ClassVar[str] = "group"
     base: Scorer | None = None
     group_size: int | None = None
     gather_timeout_s: float = 300.0
@@ -87,7 +87,7 @@ class GroupRelative(GroupScorer):
     base scorer's own metrics.
     """
 
-    name: ClassVar[str] = "group_relative"  # type: ignore[misc]
+    name: ClassVar[str] = "group_relative"
     execution = "inline"  # arithmetic on a handful of floats
 
     def __init__(
@@ -213,10 +213,10 @@ class PairwiseJudge(GroupScorer):
     the Runner retries).
     """
 
-    name: ClassVar[str] = "pairwise_judge"  # type: ignore[misc]
+    name: ClassVar[str] = "pairwise_judge"
     is_async: ClassVar[bool] = True
     timeout_s: ClassVar[float | None] = 600.0  # per group
-    metric_types: ClassVar[dict[str, type]] = {  # type: ignore[misc]
+    metric_types: ClassVar[dict[str, type]] = {
         "judge_wins": float,
         "judge_comparisons": float,
         "judge_consistent": float,
@@ -375,8 +375,8 @@ class ListwiseJudge(PairwiseJudge):
     ranking is ``parse_error``; an HTTP failure fails the group (``infra_error``, retried by the Runner).
     """
 
-    name: ClassVar[str] = "listwise_judge"  # type: ignore[misc]
-    metric_types: ClassVar[dict[str, type]] = {  # type: ignore[misc]
+    name: ClassVar[str] = "listwise_judge"
+    metric_types: ClassVar[dict[str, type]] = {
         "judge_rank": float,
         "judge_rankings": float,
         "judge_rank_spread": float,

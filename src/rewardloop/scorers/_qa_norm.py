@@ -19,7 +19,10 @@ changed something (so a verdict can say why two strings were equal). The canonic
   are dropped when a name remains;
 * ``plurals`` — a light English stemmer on words of four letters or more (``pilgrims`` = ``pilgrim``,
   ``cities`` = ``city``; ``Paris`` and ``class`` are kept);
-* ``articles`` — ``a`` / ``an`` / ``the`` dropped, as in SQuAD.
+* ``articles`` — ``a`` / ``an`` / ``the`` dropped, as in SQuAD;
+* ``citations`` — a citation marker glued to a lower-case word dropped (``Ed Roland12.``, ``pepsin1``); ``&`` is
+  ``and``; ``St.`` / ``Saint``, ``Mt.`` / ``Mount``, ``Ft.`` / ``Fort``, ``Ave`` / ``Avenue`` one word. A title
+  is dropped only before a name (``Queen of the United Kingdom`` and ``prince-electors`` keep it).
 
 Everything here is a bounded scan over a string; nothing is evaluated. Gold answers repeat across the responses
 of a prompt group, so their forms are cached (:func:`canon_gold`); predictions are not.
@@ -187,6 +190,10 @@ _CURRENCY = re.compile(
 )
 _CURRENCY_CODES = {"$": "usd", "us$": "usd", "us $": "usd", "£": "gbp", "€": "eur"}
 _PER_CENT = re.compile(r"\bper\s+cent\b|%", re.I)
+#: place-name words and their abbreviations, one form: "St. Ignatius" = "Saint Ignatius", "Mt. Everest"
+_ABBREVIATIONS = {"saint": "st", "mount": "mt", "mont": "mt", "avenue": "ave", "fort": "ft"}
+#: a citation marker glued to the end of a lower-case word ("Ed Roland12.", "pepsin1", "Tyke⁶"): not part of it
+_CITATION = re.compile(r"(?<=[^\W\d_][a-z]{2})\d{1,3}(?=[\s.,;:!?)\]\"']|$)")
 _DOTTED = re.compile(r"\b(?:[A-Za-z]\.){2,}(?![A-Za-z])")
 _TOKEN = re.compile(r"zdate\d+|\d+(?:\.\d+)?(?:st|nd|rd|th)?(?![a-z\d])|[^\W_]+", re.I)
 _DIGITS = re.compile(r"(\d+(?:\.\d+)?)(st|nd|rd|th)?$", re.I)
@@ -637,6 +644,11 @@ def _prepare(text: str, changed: set[str]) -> str:
     text, folded = _fold(text)
     if folded:
         changed.add("unicode")
+    if "&" in text:  # "Malcolm & Donald Campbell" names two people, as "Malcolm and Donald Campbell" does
+        text = text.replace("&", " and ")
+    if _HAS_DIGIT.search(text) and _CITATION.search(text):
+        text = _CITATION.sub("", text)
+        changed.add("citations")
     if "," in text and _HAS_DIGIT.search(text):
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):
@@ -717,7 +729,7 @@ def _read_number(tokens: list[str], i: int) -> tuple[Decimal, int]:
         elif word in _SCALES and seen:
             scale = _SCALES[word]
             if scale == 100:
-                current = (current or 1) * 100
+                current = (current or Decimal(1)) * 100
             else:
                 total += (current or 1) * scale
                 current = Decimal(0)
@@ -740,7 +752,7 @@ def _canon(text: str) -> Form:
     changed: set[str] = set()
     prepared = _prepare(text, changed)
     cased = _TOKEN.findall(prepared)
-    tokens = [t.lower() for t in cased]
+    tokens = [_ABBREVIATIONS.get(t, t) for t in (t.lower() for t in cased)]
     for i in range(len(tokens) - 1):
         if tokens[i] in ("a", "an", "one") and _stem(tokens[i + 1]) in _COUNTED_UNITS:
             tokens[i] = cased[i] = "1"  # "a week" is one week: "741 weeks" must not contain it
@@ -753,7 +765,7 @@ def _canon(text: str) -> Form:
     tokens = [tokens[i] for i in keep]
     cased = [cased[i] for i in keep]
     start = 0
-    while start < len(tokens) - 1 and tokens[start] in _HONORIFICS:
+    while start < len(tokens) - 1 and tokens[start] in _HONORIFICS and _title_drops(prepared, cased, start):
         start += 1
     end = len(tokens)
     while end - start > 1 and tokens[end - 1] in _SUFFIXES:
@@ -765,6 +777,18 @@ def _canon(text: str) -> Form:
     if stemmed != tokens:
         changed.add("plurals")
     return Form(squad(text), tuple(stemmed), tuple(cased), frozenset(changed))
+
+
+#: words after a title that make the title the head of the answer: "Queen of the United Kingdom" is a queen
+_TITLE_HEAD_NEXT = frozenset(["of", "and", "or", "to", "for", "in", "at"])
+
+
+def _title_drops(prepared: str, cased: list[str], i: int) -> bool:
+    """The title ``cased[i]`` may be dropped: it precedes a name, not ``of ...`` (``King of Spain``) and not as
+    the first half of a hyphenated word (``prince-electors``)."""
+    if cased[i + 1].lower() in _TITLE_HEAD_NEXT:
+        return False
+    return not re.search(rf"(?<![^\W_]){re.escape(cased[i])}-[^\W\d_]", prepared)
 
 
 def _units(tokens: list[str], cased: list[str], changed: set[str]) -> tuple[list[str], list[str]]:

@@ -68,6 +68,8 @@ class Geo3KScorer(Scorer):
     execution = "process"
     timeout_s = 10.0
     returns_dict = False
+    use_boxed: bool
+    format_score: float
 
     def __init__(self, *, use_boxed: bool = True, format_score: float = 0.1) -> None:
         if not isinstance(use_boxed, bool):

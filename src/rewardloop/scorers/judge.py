@@ -36,7 +36,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ..clients import (
     JUDGE_TEMPLATES,
@@ -104,7 +104,7 @@ class JudgeScorer(Scorer):
     names the variable holding an API key (e.g. ``OPENAI_API_KEY``).
     """
 
-    name: ClassVar[str] = "judge"  # type: ignore[misc]
+    name: ClassVar[str] = "judge"
     timeout_s: ClassVar[float | None] = 600.0
     is_async: ClassVar[bool] = True
 
@@ -155,7 +155,7 @@ class JudgeScorer(Scorer):
         self.cache = JudgeCache() if cache is True else (None if cache is False else cache)
         self.client = ChatClient(address, model, retry=retry, api_key=api_key, api_key_env=api_key_env)
         # a sampling judge may answer differently each time: the Runner must not de-duplicate it
-        self.deterministic = temperature == 0.0
+        self.deterministic = temperature == 0.0  # type: ignore[misc]
 
     # -- building and asking -------------------------------------------------------------------
 
@@ -176,11 +176,11 @@ class JudgeScorer(Scorer):
     async def _ask(self, messages: list[dict[str, str]]) -> tuple[str, float | None, bool]:
         """(judge text, parsed verdict or None, came from cache)."""
         key = JudgeCache.key(self.model, messages, self.sampling) if self.cache is not None else None
-        if key is not None and (text := self.cache.get(key)) is not None:
+        if key is not None and self.cache is not None and (text := self.cache.get(key)) is not None:
             return text, self._parse(text), True
         result = await self.client.complete(messages, **self.sampling)
         verdict = self._parse(result.text)
-        if key is not None and verdict is not None:
+        if key is not None and self.cache is not None and verdict is not None:
             self.cache.put(key, result.text)
         return result.text, verdict, False
 
@@ -256,7 +256,7 @@ class JudgeScorer(Scorer):
         return Score(value=score.value, metrics=score.metrics, info={**score.info, "decided_by": "rule"})
 
     def score(self, sample: Sample) -> Score:
-        return asyncio.run(_closing(self.client, self.ascore(sample)))
+        return cast("Score", asyncio.run(_closing(self.client, self.ascore(sample))))
 
 
 async def _closing(client: Any, coro: Any) -> Any:

@@ -76,6 +76,7 @@ from ._equiv_norm import (
     answer_unit,
     asked_units,
     base_numeral,
+    convert_unit,
     exact_number,
     float_value,
     normalize,
@@ -83,9 +84,10 @@ from ._equiv_norm import (
     solve_inequality,
     split_top,
     unit_conflict,
+    unit_target,
 )
 
-__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "Verdict", "judge"]
+__all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "MathVerdict", "judge"]
 
 MULTIPLE_ANSWERS = FINAL_ANSWER_RULES
 _INFO_CHARS = 200
@@ -97,7 +99,7 @@ class _NeedSymbolic(Exception):
 
 
 @dataclass
-class Verdict:
+class MathVerdict:
     """What :func:`judge` found: the reward (None = undecided without the symbolic stage) and why."""
 
     value: float | None
@@ -137,6 +139,11 @@ class _Clock:
         self.t = now
 
 
+# the old name, not exported: qa_equiv has a Verdict of its own (one public name, one class); kept so
+# code written against it (here and outside) keeps working
+Verdict = MathVerdict
+
+
 def judge(
     response: str,
     golds: Sequence[str],
@@ -146,16 +153,21 @@ def judge(
     rel_tol: float = 1e-4,
     prompt: object = None,
     max_boxed_values: int = MAX_BOXED_VALUES,
-) -> Verdict:
+) -> MathVerdict:
     """Run the cascade on one response against acceptable gold answers (see the module docstring).
 
     ``prompt`` (text or chat messages), when given, names the template boxes a response may copy.
     """
     timings: dict[str, float] = {}
     clock = _Clock(timings)
+    redefined = _redefined_macro(response)
+    if redefined:  # the grader reads the TeX source: a redefined command renders something else
+        verdict = MathVerdict(0.0, "extract", timings_ms=timings, rule="redefined_macro")
+        verdict.reason = f"the response redefines \\{redefined}: its answer does not read as written"
+        return verdict
     found = extract_answers(response)
     if found.refused:  # the response cannot be read at face value (see _equiv_visible)
-        return Verdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
+        return MathVerdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
     if found.method == "none" and found.text and not found.reopened:
         # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
         stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
@@ -176,7 +188,7 @@ def judge(
         max_values=max_boxed_values,
     )
     clock.lap("extract")
-    verdict = Verdict(None, "", list(found.answers), found.method, timings_ms=timings)
+    verdict = MathVerdict(None, "", list(found.answers), found.method, timings_ms=timings)
     if by_option:
         verdict.rule = "option_content"
     if chosen.ignored:
@@ -196,7 +208,20 @@ def judge(
     answers = list(chosen.answers)
     mismatch = _unit_mismatch(found, answers, golds, prompt)
     if mismatch:
-        verdict.value, verdict.stage, verdict.rule, verdict.reason = 0.0, "unit", "unit_mismatch", mismatch
+        converted = _converted(answers, golds, prompt)
+        if converted is None:
+            verdict.value, verdict.stage, verdict.rule, verdict.reason = (
+                0.0,
+                "unit",
+                "unit_mismatch",
+                mismatch,
+            )
+            return verdict
+        answers, verdict.rule, verdict.reason = converted, "unit_conversion", f"{mismatch}: converted"
+    echoed = _echoed(answers, golds, prompt) if prompt is not None else ""
+    if echoed:
+        verdict.value, verdict.stage, verdict.rule = 0.0, "structured", "echoed_question"
+        verdict.reason = f"the answer restates the question's expression {echoed[:80]!r}"
         return verdict
     if prompt is not None and any("=" in a for a in answers):
         answers = [_asked_quantity(a, prompt, golds) for a in answers]
@@ -213,13 +238,114 @@ def judge(
     bases = _asks_bases(prompt)
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
+    # a decimal gold is met at the precision it states only when it may be a rounded value: without a question,
+    # or when the question asks for rounding; "Write 3/2 as a decimal" makes 1.5 exact (1.46 is not 3/2)
+    compared = gold_norm
+    if prompt is not None and any(_places(g) is not None for g in gold_norm) and not _asks_rounding(prompt):
+        compared = [_exact_decimal(g) for g in gold_norm]
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, gold_norm, rel_tol, symbolic, clock, asked, bases)
+        ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
-    return _combine(verdict, results, stages, len(answers))
+    return _combine(verdict, results, stages, len(answers), pred_norm)
+
+
+_PROMPT_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+
+
+_PLAIN_NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$")
+
+
+def _echoed(answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
+    """The answer when it is a whole formula of the question restated (``\\boxed{\\int_0^1 2x\\,dx}`` for "Compute
+    $\\int_0^1 2x\\,dx$", ``\\frac{6}{8}`` for "Write $\\frac{6}{8}$ in lowest terms"): nothing was computed, even
+    when its value is the gold's. A plain integer or decimal, or the gold itself, is never an echo; "" when none
+    is."""
+    norms = [(a, normalize(a)) for a in answers]
+    norms = [(a, n) for a, n in norms if n and not _PLAIN_NUMBER.match(n)]
+    if not norms:
+        return ""  # the common case: a number
+    formulas = _prompt_formulas(_prompt_text(prompt)[-4000:])
+    if not formulas:
+        return ""
+    gold_norm = {normalize(g) for g in golds}
+    for a, norm in norms:
+        if norm in formulas and norm not in gold_norm:
+            return a
+    return ""
+
+
+@functools.lru_cache(maxsize=256)  # a GRPO group shares its prompt
+def _prompt_formulas(text: str) -> frozenset[str]:
+    if "$" not in text and "\\(" not in text and "\\[" not in text:
+        return frozenset()
+    return frozenset(normalize(next(g for g in m.groups() if g)) for m in _PROMPT_MATH.finditer(text))
+
+
+_ROUNDING = re.compile(
+    r"\bround(?:ed|ing)?\b|\bnearest\b|\bdecimal\s+places?\b|\bto\s+\w+\s+decimals?\b|\bsignificant\s+(?:figures|digits)"
+    r"|\bsig\.?\s*figs?\b|\bapproximat|\bestimat|\bcorrect\s+to\b|\baccurate\s+to\b|\b(?:tenths?|hundredths?|"
+    r"thousandths?)\b|\bd\.\s?p\.|\u2248|\\approx|\u7cbe\u786e\u5230|\u4fdd\u7559|\u7ea6|\u56db\u820d\u4e94\u5165|\u8fd1\u4f3c",
+    re.IGNORECASE,
+)
+
+
+def _asks_rounding(prompt: object) -> bool:
+    """Whether the question asks for a rounded or approximate value ("to the nearest tenth", "round",
+    "two decimal places", "significant figures", "approximately", "精确到", "保留" ...)."""
+    return _rounding_words(_prompt_text(prompt)[-4000:])
+
+
+@functools.lru_cache(maxsize=256)  # a GRPO group shares its prompt
+def _rounding_words(text: str) -> bool:
+    return bool(_ROUNDING.search(text))
+
+
+def _exact_decimal(gold_norm: str) -> str:
+    """A plain decimal gold as the exact fraction it writes (``1.5`` -> ``\\frac{3}{2}``): compared exactly,
+    not at its stated precision; anything else as it is."""
+    if _places(gold_norm) is None:
+        return gold_norm
+    value = exact_number(gold_norm)
+    if value is None:
+        return gold_norm
+    if value.denominator == 1:
+        return str(value.numerator)
+    sign = "-" if value < 0 else ""
+    return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
+
+
+_REDEFINE = re.compile(
+    r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)|\\providecommand\*?\s*\{?\s*\\([A-Za-z]+)"
+    r"|\\(?:g|e|x)?def\s*\\([A-Za-z]+)|\\let\s*\\([A-Za-z]+)|\\(catcode|DeclareRobustCommand|renewenvironment)(?![A-Za-z])"
+)
+#: layout lengths a solution may set (copied from a problem's matrix): they change spacing, never a value
+_LAYOUT_MACROS = frozenset(("arraystretch", "arraycolsep", "tabcolsep", "baselinestretch", "jot"))
+
+
+def _redefined_macro(response: str) -> str:
+    """The command a response (re)defines with ``\\renewcommand``, ``\\newcommand``, ``\\def`` or ``\\let`` and
+    then uses, or ``\\catcode`` ("" when none): ``\\renewcommand{\\boxed}[1]{\\fbox{7}}`` makes ``\\boxed{5}`` show
+    7, and a new command's meaning is not read either. Layout lengths (``\\arraystretch``) and macros never used
+    are not counted."""
+    if "\\" not in response or not any(
+        w in response for w in ("command", "def", "let", "catcode", "environment")
+    ):
+        return ""
+    for m in _REDEFINE.finditer(response):
+        name = next(g for g in m.groups() if g)
+        if name in ("catcode", "DeclareRobustCommand", "renewenvironment"):
+            return name
+        if name in _LAYOUT_MACROS:
+            continue
+        # a macro defined and never used changes nothing ("\\newcommand{\\ans}{5} \\boxed{5}"); one used
+        # anywhere else (in a box, in another definition) is a command the grader cannot read
+        uses = len(re.findall(rf"\\{name}(?![A-Za-z])", response))
+        if uses > 1:
+            return name
+    return ""
 
 
 def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
@@ -246,6 +372,31 @@ def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], pro
     return ""
 
 
+def _converted(answers: Sequence[str], golds: Sequence[str], prompt: object) -> list[str] | None:
+    """The answers with a number in another unit of the asked kind converted to the unit the gold or the
+    question uses (``120\\text{ minutes}`` for "how many hours" is ``2``); None when one of them cannot be
+    converted exactly (no fixed size, not a plain number), which leaves the mismatch a wrong answer."""
+    gold_units = [answer_unit(g) for g in golds]
+    asked = asked_units(_prompt_text(prompt)) if prompt is not None else []
+    out = []
+    for a in answers:
+        unit = answer_unit(a)
+        if unit is None:
+            return None  # the contradicting unit is a word after the box: nothing to convert inside it
+        target = unit_target(unit, gold_units, asked)
+        if target is None:
+            out.append(a)
+            continue
+        value = exact_number(normalize(a))
+        new = convert_unit(value, unit, target) if value is not None else None
+        if new is None:
+            return None
+        out.append(
+            str(new.numerator) if new.denominator == 1 else f"\\frac{{{new.numerator}}}{{{new.denominator}}}"
+        )
+    return out
+
+
 _PART_LABEL = re.compile(
     r"(?:^|[\s,;(])\(?(?:[a-h]|i{1,3}|iv|vi{0,3}|ix|x)\)\s*[:.]?\s*(?:\\\(|\\\[|\$+)?\s*$"
 )
@@ -255,7 +406,7 @@ def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
     """Whether every answer's box follows a part label ("(a)", "b)", "(ii)")."""
     if found.method != "boxed" or not found.spans:
         return False
-    starts = {}
+    starts: dict[Any, Any] = {}
     for a, span in zip(found.answers, found.spans, strict=True):
         starts.setdefault(a, span[0])
     for a in answers:
@@ -536,7 +687,37 @@ def _hundredths(node: Node) -> Node:
     return Node("number", f"({value})", value=value)
 
 
-def _combine(verdict: Verdict, results: list[bool | None], stages: list[str], n: int) -> Verdict:
+def _distinct_numbers(items: Sequence[Node]) -> bool:
+    """Whether some two items are constants of different values (``1.46`` and ``1.54``, ``0.33 \\pm 0.004``):
+    one value written two ways (``\\frac34`` and ``0.75``), or a decimal and the value it rounds
+    (``\\frac13`` and ``0.333``), is not."""
+    values: list[tuple[Fraction | float, Fraction | None]] = []
+    for k in items:
+        if k.kind == "number" and k.value is not None:
+            values.append((Fraction(k.value), _unit(k.text)))
+        elif k.kind == "expr":
+            x = float_value(k.text)
+            if x is not None:
+                values.append((x, None))
+    for i, (a, ua) in enumerate(values):
+        for b, ub in values[i + 1 :]:
+            gap = abs(Fraction(a) - Fraction(b))
+            scale: Fraction = max(Fraction(1), abs(Fraction(a)))
+            if gap <= Fraction(1, 10**12) * scale:
+                continue
+            if any(u is not None and gap * 2 <= u for u in (ua, ub)):
+                continue  # a decimal and what it rounds
+            return True
+    return False
+
+
+def _combine(
+    verdict: MathVerdict, results: list[bool | None], stages: list[str], n: int, values: Sequence[str] = ()
+) -> MathVerdict:
+    if n > 1 and all(r is True for r in results) and _distinct_numbers([parse_structure(v) for v in values]):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
+        verdict.reason = f"{n} final answers of different values, each within the gold's rounding"
+        return verdict
     if n > 1 and any(r is False for r in results) and any(r is not False for r in results):
         verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
         verdict.reason = f"{n} distinct final answers, not all equivalent to the ground truth"
@@ -579,7 +760,10 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _equal(*single, rel_tol, leaf)
     if p.kind == "list" and g.kind in ("number", "expr") and len(p.items) > 1:
         # "\\frac34 or 0.75" for the single value 3/4: one value written several ways, as separate boxes of
-        # equal values are; any item that is not the gold makes it a hedge, which scores 0
+        # equal values are; any item that is not the gold makes it a hedge, which scores 0; so do two numbers
+        # of different values that each round to a rounded gold ("0.326 or 0.334" for 0.33)
+        if _distinct_numbers(p.items):
+            return False
         return all(_equal(g, item, rel_tol, leaf) for item in p.items)
     if g.kind == "ineq" or p.kind == "ineq":
         return _equal_ineq(g, p, rel_tol, leaf)
@@ -676,6 +860,8 @@ def _solutions(text: str) -> Node | None:
 
 
 def _singleton(g: Node, p: Node) -> tuple[Node, Node] | None:
+    if "\\varnothing" in (g.text, p.text):
+        return None  # "\\{\\varnothing\\}" is a set with one element, not the empty set
     if g.kind == "set" and len(g.items) == 1 and p.kind not in ("set", "list"):
         return g.items[0], p
     if p.kind == "set" and len(p.items) == 1 and g.kind not in ("set", "list"):
@@ -776,7 +962,10 @@ def _leaf(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         raise _NeedSymbolic
     from ._equiv_sym import to_sympy
 
-    a, b = to_sympy(_sym_text(g)), to_sympy(_sym_text(p))
+    # the gold first (a GRPO group shares it, so it is usually cached): when it does not parse, the response
+    # is not parsed at all
+    a = to_sympy(_sym_text(g))
+    b = None if a is None else to_sympy(_sym_text(p))
     if a is None or b is None:
         return False  # unparseable and textually different: never equal through a shared number
     # values of expressions are compared exactly (3.1416 is not pi, e^{-100} is not 0); only a rounded
@@ -899,7 +1088,31 @@ def _equal_eq(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
         return _is_label(g.items[0]) and _equal(g.items[1], p, rel_tol, leaf)
     # "x = 5" states 5; so does a computation that holds ("\\frac{28}{4} = 7"), never one that does not ("5 = 7")
     lhs, rhs = p.items
-    return (_is_label(lhs) or _true_computation(lhs, rhs)) and _equal(g, rhs, rel_tol, leaf)
+    if not (_is_label(lhs) or _true_computation(lhs, rhs)):
+        return False
+    renamed = _rename_to_gold(g, lhs, rhs)
+    return _equal(g, rhs if renamed is None else renamed, rel_tol, leaf)
+
+
+_LETTER = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])")
+
+
+def _rename_to_gold(g: Node, lhs: Node, rhs: Node) -> Node | None:
+    """``g(t) = -8t^4 + 7`` answers the gold ``-8x^4 + 7``: the function of one argument, its argument renamed
+    to the one variable the gold uses, when the right-hand side does not already use that name; else None
+    (the answer is compared as written)."""
+    fn = _function_lhs(lhs)
+    if fn is None or len(fn[1]) != 1 or not _VAR_NAME.match(fn[1][0]) or g.kind != "expr":
+        return None
+    arg = fn[1][0]
+    letters = set(_LETTER.findall(g.text)) - {"e", "i"}
+    if len(letters) != 1 or arg in letters or _mentions(g.text, arg):
+        return None
+    (var,) = letters
+    if _mentions(rhs.text, var) or not _mentions(rhs.text, arg):
+        return None
+    pattern = re.compile(rf"(?<![\\A-Za-z]){re.escape(arg)}(?![A-Za-z])")
+    return parse_structure(pattern.sub(var, rhs.text))
 
 
 def _true_computation(lhs: Node, rhs: Node) -> bool:
@@ -912,7 +1125,7 @@ def _true_computation(lhs: Node, rhs: Node) -> bool:
     if x is None:
         return False
     value = Fraction(rhs.value)
-    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(1, abs(value))
+    return abs(Fraction(x) - value) <= Fraction(1, 10**12) * max(Fraction(1), abs(value))
 
 
 def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
@@ -942,9 +1155,12 @@ def _rename_bound(gl: Node, pl: Node, pr: Node) -> Node | None:
 def _equations(g: Node, p: Node) -> bool:
     from ._equiv_sym import equations_equal, to_sympy
 
-    sides = [to_sympy(_sym_text(n)) for n in (*g.items, *p.items)]
-    if any(s is None for s in sides):
-        return False
+    sides = []
+    for node in (*g.items, *p.items):  # the gold's sides first; stop at the first that does not parse
+        side = to_sympy(_sym_text(node))
+        if side is None:
+            return False
+        sides.append(side)
     return bool(equations_equal(*sides))
 
 
@@ -1107,6 +1323,9 @@ class MathEquivScorer(Scorer):
     """Cascade math verifier: exact, normalised, structured, then symbolic equivalence (see module doc)."""
 
     name = "math_equiv"
+    multiple_answers: str
+    rel_tol: float
+    max_boxed_values: int
     execution = "process"  # only the symbolic stage gets here: quick() settles the rest inline
     # the symbolic stage takes milliseconds (the slowest real answer seen: ~0.4 s on a loaded machine); the
     # cold start (importing sympy and the LaTeX parser) is paid by warm_up() while a worker unpickles the
@@ -1132,7 +1351,7 @@ class MathEquivScorer(Scorer):
         if timeout_s is not None:
             if isinstance(timeout_s, bool) or not isinstance(timeout_s, numbers.Real) or not timeout_s > 0:
                 raise ConfigError(f"math_equiv: timeout_s must be a positive number, got {timeout_s!r}")
-            self.timeout_s = float(timeout_s)  # type: ignore[misc]
+            self.timeout_s = float(timeout_s)
         if (
             isinstance(max_boxed_values, bool)
             or not isinstance(max_boxed_values, int)

@@ -125,7 +125,7 @@ class MathVerifyScorer(Scorer):
                 raise ConfigError(
                     f"math_verify: timeout_s must be a positive number of seconds, got {timeout_s!r}"
                 )
-            self.timeout_s = float(timeout_s)  # type: ignore[misc]
+            self.timeout_s = float(timeout_s)
 
     def score(self, sample: Sample) -> Score:
         truth = _ground_truth_text(sample.ground_truth)

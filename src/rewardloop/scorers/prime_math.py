@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from numbers import Real
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..types import Sample, Score, Status
 from . import _sympy_grade
@@ -347,7 +347,7 @@ def _latex_to_text(expr: str) -> str:
         return expr
     for old, new in _LATEX_SYMBOLS:
         text = text.replace(old, new)
-    return text.strip()
+    return cast("str", text.strip())
 
 
 # ---------------------------------------------------------------------------------------------------------

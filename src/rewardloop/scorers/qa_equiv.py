@@ -23,7 +23,7 @@ form changed, :mod:`._qa_norm`):
    articles, accents).
 3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
    ``2018``), ``word_order`` (``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
-   ``Gerald Ford``; two different middles are different people), ``surname`` (``Ford``, only when the question
+   ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname`` (``Ford``, only when the question
    asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
    ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
 4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
@@ -38,9 +38,14 @@ form changed, :mod:`._qa_norm`):
    ``before`` / ``after`` / ``at least`` / ``more than`` / ``nearly`` ..., unless the question asks for a bound),
    ``unit_conflict`` (``5%`` for a bare ``5``), ``competing_number`` (a numeric gold next to another number of
    its kind: ``1945-1950``), ``possessive`` (``Pythagoras' theorem``: a thing named after the gold),
-   ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer). A hedge, a
-   negation, a bound and a unit conflict are decided (0, never sent to the judge); the others leave the sample
-   undecided.
+   ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer), ``date_conflict``
+   (a day or month a gold of that year contradicts; years none of which is the gold list's year answer). In an
+   answer of at most 12 words ``hedge_list`` also reads a list inside a sentence (``The answer is London and
+   Paris``); a country or state after a comma qualifies a place, not another country or state (``France,
+   Germany``). A gold in the question still counts when the question offers it as one option (``Elvis or the
+   Beatles?``) and the answer names only it. A gold naming two or three people or things (``Malcolm & Donald
+   Campbell``) is contained when every part is. A hedge, a negation, a bound and a unit conflict are decided (0,
+   never sent to the judge); the others leave the sample undecided.
 
    Before all of these: ``sign`` (``-5`` for a positive numeric gold: 0) and ``different_person`` (honorifics
    of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
@@ -75,7 +80,9 @@ from ..errors import ConfigError
 from ..types import Sample, Score, Status
 from ._base import Scorer
 from ._qa_norm import (
+    _CITATION,
     _CLEAR_HOOKS,
+    _HONORIFICS,
     FUNCTION_WORDS,
     PLACES,
     Form,
@@ -138,6 +145,7 @@ _GENERIC_HEADS = frozenset(
         "river",
         "lake",
         "mount",
+        "mt",
         "mountain",
         "island",
         "language",
@@ -173,6 +181,8 @@ _PLACE_PREFIXES = frozenset(
         "le",
         "st",
         "fort",
+        "ft",
+        "mt",
         "port",
     ]
 )
@@ -188,9 +198,40 @@ def _compatible(a: str, b: str) -> bool:
     return a == b or (len(a) == 1 and b.startswith(a)) or (len(b) == 1 and a.startswith(b))
 
 
+#: English diminutives of given names (each name: its formal forms); "Dave Madden" is "David Joseph Madden"
+_DIMINUTIVES = {
+    "bob": "robert", "bobby": "robert", "rob": "robert", "robbie": "robert", "bert": "albert herbert robert",
+    "bill": "william", "billy": "william", "will": "william", "willy": "william", "willie": "william",
+    "dick": "richard", "rick": "richard", "ricky": "richard", "rich": "richard", "richie": "richard",
+    "jim": "james", "jimmy": "james", "jamie": "james", "mike": "michael", "mick": "michael",
+    "mickey": "michael", "dave": "david", "davy": "david", "ben": "benjamin", "benny": "benjamin",
+    "tom": "thomas", "tommy": "thomas", "joe": "joseph", "joey": "joseph", "jack": "john", "johnny": "john",
+    "ted": "edward theodore", "teddy": "edward theodore", "ed": "edward edwin edmund", "eddie": "edward",
+    "ned": "edward", "tony": "anthony antonio", "andy": "andrew", "steve": "steven stephen",
+    "stevie": "steven stephen", "chris": "christopher christian", "nick": "nicholas", "matt": "matthew",
+    "pat": "patrick patricia", "kate": "katherine catherine kathryn", "katie": "katherine catherine",
+    "kathy": "katherine catherine kathleen", "liz": "elizabeth", "beth": "elizabeth", "betty": "elizabeth",
+    "peggy": "margaret", "maggie": "margaret", "meg": "margaret", "sue": "susan", "jenny": "jennifer",
+    "sam": "samuel samantha", "dan": "daniel", "danny": "daniel", "greg": "gregory", "fred": "frederick",
+    "freddie": "frederick", "charlie": "charles", "chuck": "charles", "harry": "henry harold", "hank": "henry",
+    "larry": "lawrence laurence", "jerry": "gerald jerome", "ron": "ronald", "ronnie": "ronald",
+    "don": "donald", "ken": "kenneth", "kenny": "kenneth", "tim": "timothy", "walt": "walter",
+    "frank": "francis franklin", "abe": "abraham", "alex": "alexander alexandra", "phil": "philip phillip",
+    "doug": "douglas", "ray": "raymond", "zach": "zachary", "nate": "nathan nathaniel", "josh": "joshua",
+    "jeff": "jeffrey", "geoff": "geoffrey", "al": "albert alfred alan allan", "vince": "vincent",
+    "nancy": "ann anne", "sally": "sarah", "becky": "rebecca", "vicky": "victoria", "cathy": "catherine",
+}  # fmt: skip
+_FORMAL = {k: frozenset(v.split()) for k, v in _DIMINUTIVES.items()}
+
+
+def _first_names(a: str, b: str) -> bool:
+    """Two given names of one person: compatible, or one a diminutive of the other (``Dave`` / ``David``)."""
+    return _compatible(a, b) or b in _FORMAL.get(a, ()) or a in _FORMAL.get(b, ())
+
+
 def _names_match(p: Sequence[str], g: Sequence[str]) -> bool:
     """First and last tokens equal (or initials); middles compatible pairwise, or absent on one side."""
-    if len(p) < 2 or len(g) < 2 or p[-1] != g[-1] or not _compatible(p[0], g[0]):
+    if len(p) < 2 or len(g) < 2 or p[-1] != g[-1] or not _first_names(p[0], g[0]):
         return False
     pm, gm = p[1:-1], g[1:-1]
     if not pm or not gm:
@@ -337,7 +378,7 @@ def _find_name(pred: Form, gold: Form) -> tuple[int, int]:
         return -1, -1
     p, g = pred.tokens, gold.tokens
     for i, token in enumerate(p):
-        if not _compatible(token, g[0]) or not pred.cased[i][:1].isupper():
+        if not _first_names(token, g[0]) or not pred.cased[i][:1].isupper():
             continue
         for end in range(i + 2, min(len(p), i + len(g) + 2) + 1):
             if _is_person_like(pred.cased[i:end]) and _names_match(p[i:end], g):
@@ -551,31 +592,132 @@ def _candidate_like(raw: str, form: Form, gold_digit: bool, gold_upper: bool) ->
 
 
 def _hedge_list(text: str, golds: Sequence[Form], question: Form | None) -> bool:
-    """The gold as one item of a list (commas, ``and``, one per line) next to an item that answers no gold."""
+    """The gold as one item of a list (commas, ``and``, one per line) next to an item that answers no gold. In a
+    short answer (at most :data:`_MAX_HEDGED_WORDS` words) the item holding the gold may be long when the gold
+    ends or begins it next to the other item (``The answer is Paris and London``), and the answer is read
+    sentence by sentence (``Paris, Lyon. It is in France.``)."""
+    if len(text.split()) > _MAX_HEDGED_WORDS:
+        return _hedge_list_in(text, golds, question, False)
+    return any(_hedge_list_in(part, golds, question, True) for part in _sentences(text))
+
+
+#: the end of a sentence: a word of two or more lower-case letters and a stop ("1. Cory 2. Kori" is one list)
+_SENTENCE_END = re.compile(r"(?<=[a-z]{2}[.!])\s+(?=[A-Z\"'])")
+_MIN_SENTENCE_WORDS = 3
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a short answer; a "sentence" of fewer than three words joins the next (``Paris. London.
+    Berlin.`` is a list, not three answers)."""
+    out: list[str] = []
+    carry = ""
+    for part in _SENTENCE_END.split(text):
+        carry = f"{carry} {part}" if carry else part
+        if len(carry.split()) >= _MIN_SENTENCE_WORDS:
+            out.append(carry)
+            carry = ""
+    if carry:
+        out.append(f"{out.pop()} {carry}" if out else carry)
+    return out
+
+
+def _edge(form: Form, golds: Sequence[Form], at_end: bool) -> int:
+    """Where a gold starts in a long list item when the gold ends it (``at_end``) or begins it, else -1: in
+    ``The only two families are the Hustons and the Douglases`` the first item is long, but it ends with the gold
+    next to the second."""
+    t = form.tokens
+    for gold in golds:
+        k = len(gold.tokens)
+        start = len(t) - k if at_end else 0
+        if start >= 0 and k and t[start : start + k] == gold.tokens:
+            return start
+    return -1
+
+
+def _hedge_list_in(text: str, golds: Sequence[Form], question: Form | None, edges: bool) -> bool:
     parts = [p for p in _LIST_SPLIT.split(_BULLET.sub("\n", text)) if p.strip(" .\t")]
     if len(parts) < 2:
         return False
     forms = [canon(p) for p in parts]
     for i, form in enumerate(forms):
-        if not form.tokens or len(form.tokens) > _MAX_ITEM_TOKENS or not _relates(form, golds):
+        if not form.tokens or not _relates(form, golds):
             continue
+        short = len(form.tokens) <= _MAX_ITEM_TOKENS
         words = [
             w for w in parts[i].strip(" \t\"'(").split() if w.lower() not in _CLAUSE_WORDS | _ARTICLE_WORDS
         ]
-        first = words[0][:1] if words else ""
         for j in (i - 1, i + 1):
             if not 0 <= j < len(parts) or not forms[j].tokens or _relates(forms[j], golds):
                 continue
-            if _in_question(forms[j], question) or not _candidate_like(
-                parts[j], forms[j], first.isdigit(), first.isupper()
-            ):
+            if short:
+                first = words[0][:1] if words else ""
+            elif edges:  # a long item in a short answer: the gold at its edge, a name or a number
+                start = _edge(form, golds, at_end=j > i)
+                first = form.cased[start][:1] if start >= 0 else ""
+                if not (first.isupper() or first.isdigit()):
+                    continue
+            else:
                 continue
-            if len(parts) == 2 and forms[j].squad in PLACES and not _LIST_CONJUNCTION.search(text):
-                continue  # Paris, France
+            other, other_form = parts[j], forms[j]
+            candidate = _candidate_like(other, other_form, first.isdigit(), first.isupper())
+            if not candidate and edges and j < i and (first.isupper() or first.isdigit()):
+                other = _trailing_name(other)  # "The answer is London and Paris": London
+                other_form = canon(other)
+                if not other_form.tokens or _relates(other_form, golds):
+                    continue
+                if not re.search(rf"{re.escape(other)}\s*,?\s*(?:{_JOIN_WORDS})\s", text):
+                    continue  # "born in Norfolk, Virginia": a place the gold qualifies, not a list
+                candidate = _candidate_like(other, other_form, first.isdigit(), first.isupper())
+            if not candidate or _in_question(other_form, question):
+                continue
+            if not _LIST_CONJUNCTION.search(text) and (
+                _qualifies(parts[i], parts[j]) if j > i else _qualifies(parts[j], parts[i])
+            ):
+                continue  # Paris, France; Cincinnati, Ohio, USA; Norfolk, Virginia for Virginia
             return True
     return False
 
 
+def _trailing_name(raw: str) -> str:
+    """The capitalised words (or a number) that end a list item: the candidate a long item ends with."""
+    words = raw.strip(" \t\"'.").split()
+    run: list[str] = []
+    for word in reversed(words):
+        if not (word[:1].isupper() or word[:1].isdigit()) or len(run) == _MAX_NEIGHBOUR_TOKENS:
+            break
+        run.insert(0, word)
+    return " ".join(run) if len(run) < len(words) else ""
+
+
+#: countries whose states or nations are in PLACES, and continents: "Texas, USA", "Scotland, UK" and "Tanzania,
+#: Africa" are qualified places
+_FEDERAL = frozenset({
+    "usa", "us", "united states", "united states of america", "america", "uk", "united kingdom", "great britain",
+    "africa", "europe", "asia", "north america", "south america", "oceania",
+})  # fmt: skip
+
+
+def _qualifies(item: str, after: str) -> bool:
+    """``after`` (the item after a comma) is a place that qualifies ``item``: ``Paris, France``, not ``France,
+    Germany`` (two countries, or two states, are a list)."""
+    if not _place_led(after):
+        return False
+    words = squad(_CITATION.sub("", item)).split()
+    if not any(" ".join(words[-k:]) in PLACES for k in (1, 2, 3) if len(words) >= k):
+        return True
+    return squad(_CITATION.sub("", after)) in _FEDERAL
+
+
+def _place_led(raw: str) -> bool:
+    """A list item that is a country or state, or starts with one before a clause (``France, on April 30``)."""
+    words = squad(_CITATION.sub("", raw)).split()
+    for k in range(min(3, len(words)), 0, -1):
+        if " ".join(words[:k]) in PLACES and (k == len(words) or words[k] in _CLAUSE_WORDS):
+            return True
+    return False
+
+
+_JOIN_WORDS = r"\band\b|&|\bund\b|(?-i:\by\b|\bet\b)"
 _FOREIGN_JOINS = frozenset(["ou", "o", "oder", "y", "und", "et"])
 _FOREIGN_JOIN_WORDS = re.compile(r"\b(?:ou|oder|und)\b|(?-i:\b(?:o|y|et)\b)", re.I)
 _LIST_CONJUNCTION = re.compile(r"\band\b|&|;|\?|\n|\bund\b|(?-i:\by\b|\bet\b)", re.I)
@@ -606,14 +748,58 @@ def _competing_number(text: str, golds: Sequence[Form], question: Form | None) -
 
 
 def _date_conflict(pred: Form, golds: Sequence[Form]) -> bool:
-    """A full date in the prediction that another gold alias contradicts (``2013`` and ``November 27, 2013``)."""
-    days = [t for t in pred.tokens if t.startswith("zdate") and len(t) == 13]
-    if not days:
+    """A date in the prediction (a day or a month) that a gold alias of the same year contradicts, and no date of
+    the prediction that a gold allows: ``February 17, 2003`` for ``2003`` / ``March 2003``."""
+    dates = [t for t in pred.tokens if t.startswith("zdate") and len(t) >= 11]
+    if not dates:
         return False
-    gold_days = {t for g in golds for t in g.tokens if t.startswith("zdate") and len(t) == 13}
-    return any(d not in gold_days and any(g[5:9] == d[5:9] for g in gold_days) for d in days) and not any(
-        d in gold_days for d in days
-    )
+    gold_dates = {t for g in golds for t in g.tokens if t.startswith("zdate") and len(t) >= 11}
+    if any(d.startswith(g) or g.startswith(d) for d in dates for g in gold_dates):
+        return False
+    return any(g[5:9] == d[5:9] for d in dates for g in gold_dates)
+
+
+def _year(token: str) -> str | None:
+    if token.startswith("zdate"):
+        return token[5:9]
+    return token if is_year_like(token) else None
+
+
+#: words a year answer may carry ("circa 1439", "in 1901"); an approximate one allows a year either side
+_YEAR_ALIAS_WORDS = frozenset(["in", "circa", "c", "ca", "around", "about", "approximately", "roughly"])
+_APPROXIMATE = frozenset(["circa", "c", "ca", "around", "about", "approximately", "roughly"])
+
+
+def _gold_years(golds: Sequence[Form]) -> set[int]:
+    """The years of the gold aliases that are a year answer and nothing else (``1901``, ``circa 1439``)."""
+    years: set[int] = set()
+    for g in golds:
+        found = [y for t in g.tokens if (y := _year(t)) is not None]
+        if len(found) != 1 or not all(_year(t) is not None or t in _YEAR_ALIAS_WORDS for t in g.tokens):
+            continue
+        year = int(found[0])
+        years |= {year - 1, year, year + 1} if _APPROXIMATE & set(g.tokens) else {year}
+    return years
+
+
+def _year_conflict(text: str, pred: Form, golds: Sequence[Form]) -> bool:
+    """The gold list holds a year answer (a two-part question: "who ... and when"), the prediction states years,
+    and none of them is a gold's: ``Edmund Barton in 1903`` for ``Sir Edmund Barton`` / ``1901``."""
+    gold_years = _gold_years(golds)
+    if not gold_years:
+        return False
+    gold_years |= {int(y) for g in golds for t in g.tokens if (y := _year(t)) is not None}  # "2014-15" too
+    years = {int(y) for t in pred.tokens if (y := _year(t)) is not None}
+    years -= {int(m.group(1).replace(",", "")) for m in _AMOUNT.finditer(text)}
+    return bool(years) and not years & gold_years
+
+
+#: a number before a unit is an amount, not a year ("2,000 years")
+_AMOUNT = re.compile(
+    r"\b(\d,?\d{3})\s*(?:years?|months?|weeks?|days?|hours?|minutes?|km|kilomet\w+|m\b|met\w+|miles?|feet|ft\b"
+    r"|kg|lbs?|pounds?|people|men|women|copies|units|dollars)\b",
+    re.I,
+)
 
 
 #: words that say the answer is a guess: the answer hedges even without a second candidate
@@ -719,6 +905,35 @@ def _bag_of_names(text: str, pred: Form, start: int, end: int) -> bool:
 _GENERIC_TOKENS = frozenset(t for w in FUNCTION_WORDS for t in canon(w).tokens)
 
 
+_OPTION_SKIP = frozenset(["the", "a", "an", "with", "by", "in", "of", "to", "on", "at", "from", "for"])
+
+
+def _picks_option(pred: Sequence[str], hit: tuple[Form, int, int], question: Sequence[str]) -> bool:
+    """A choice question (``Elvis or the Beatles``, ``nearby stars or distant stars``) with the gold in an option
+    next to ``or``: the answer picks it when it does not also name the other option (outside the gold's own words)
+    and is not the question's own opening (``Which is larger, Jupiter``). Copying the question names both."""
+    gold, start, end = hit
+    g = gold.tokens
+    at = _find(question, g)
+    after = question[at + len(g) : at + len(g) + _OPTION_GAP + 1]
+    before = question[max(0, at - _OPTION_GAP - 1) : at]
+    others: list[str] = []
+    if "or" in after:  # gold [stars] or OTHER
+        k = at + len(g) + after.index("or")
+        others = [t for t in question[k + 1 :] if t not in _OPTION_SKIP][:1]
+    elif "or" in before:  # OTHER or [the] gold
+        k = at - len(before) + before.index("or")
+        others = [t for t in reversed(question[:k]) if t not in _OPTION_SKIP][:1]
+    if not others or others[0] in g or (pred and pred[0] == question[0] and pred[0] in _WH):
+        return False
+    rest = list(pred[:start]) + list(pred[end:])
+    return others[0] not in rest
+
+
+_OPTION_GAP = 2
+_WH = frozenset(["which", "who", "what", "whom", "whose", "where", "when", "why", "how"])
+
+
 def _contained(
     text: str, pred: Form, golds: Sequence[Form], question: Form | None, max_tokens: int
 ) -> Verdict | None:
@@ -735,7 +950,11 @@ def _contained(
     if not hits:
         return None
     if question is not None:
-        hits = [h for h in hits if _find(question.tokens, h[0].tokens) < 0]
+        hits = [
+            h
+            for h in hits
+            if _find(question.tokens, h[0].tokens) < 0 or _picks_option(pred.tokens, h, question.tokens)
+        ]
         if not hits:
             return Verdict(None, "gold_in_question")
     if all(_negated(pred.tokens, start, end) for _, start, end in hits):
@@ -767,7 +986,7 @@ def _contained(
         return Verdict(0.0, "hedge_uncertain")
     if _competing_number(text, [h[0] for h in hits], question):
         return Verdict(0.0, "competing_number")
-    if _date_conflict(pred, golds):
+    if _date_conflict(pred, golds) or _year_conflict(text, pred, golds):
         return Verdict(0.0, "date_conflict")
     if all(len(pred.tokens) <= len(h[0].tokens) + _MAX_OWNED_EXTRA and _possessive(text, h[0]) for h in hits):
         return Verdict(None, "possessive")
@@ -803,7 +1022,9 @@ def _aliases(gold: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a.strip() for a in out if a.strip()))
 
 
-_SEGMENTS = re.compile(r"[,;:()]|\s-\s")
+_SEGMENTS = re.compile(
+    r"[,;()]|\s-\s"
+)  # not ":": "Jerry Springer: The Opera" is a title, not a qualified name
 #: a gold part ending with one of these introduces its object: "in the New Testament" -> "the New Testament"
 _LEADS = frozenset(
     [
@@ -835,6 +1056,8 @@ def _gold_span(pred: Form, gold: str) -> bool:
     Testament``, ``Cephalopoda`` for ``class Cephalopoda``), never a word cut out of a name (``Africa`` for
     ``South Africa``, ``Bank`` for ``Bank of America``)."""
     p = pred.tokens
+    if "-" in gold and _cuts_compound(p, gold):
+        return False
     segments = [canon_gold(part) for part in _SEGMENTS.split(gold)]
     segments = [f for f in segments if f.tokens]
     if not segments:
@@ -852,7 +1075,7 @@ def _gold_span(pred: Form, gold: str) -> bool:
         prefix, suffix = s[:i], s[i + k :]
         lead_ok = (
             not prefix
-            or prefix[-1] in _LEADS
+            or (prefix[-1] in _LEADS and not (prefix[-1] == "of" and i >= 2 and prefix[-2] in _TITLES))
             or (all(t[:1].islower() for t in cased[:i]) and pred.cased[0][:1].isupper())
         )
         trail_ok = (
@@ -864,6 +1087,22 @@ def _gold_span(pred: Form, gold: str) -> bool:
             return any(t not in _GENERIC_TOKENS for t in p)
     return False
 
+
+def _cuts_compound(p: Sequence[str], gold: str) -> bool:
+    """``p`` holds part of a hyphenated word of the gold but not all of it (``seven`` of ``best-of-seven``)."""
+    mine = set(p)
+    for word in gold.split():
+        if "-" in word.strip("-"):
+            parts = set(canon_gold(word).tokens)
+            if parts & mine and not parts <= mine:
+                return True
+    return False
+
+
+#: a title before "of" is the head of the gold: "Wales" is not the "Prince of Wales"
+_TITLES = _HONORIFICS | {
+    "duke", "duchess", "earl", "count", "countess", "baron", "baroness", "marquess", "marquis", "viscount"
+}  # fmt: skip
 
 _COUNTED = frozenset(
     [
@@ -1009,6 +1248,8 @@ def _may_match(answer: str, gold_set: _Golds) -> bool:
         lower = word.lower()
         if lower in keys or _stem(lower) in keys:
             return True
+        if lower[-1:].isdigit() and (bare := lower.rstrip("0123456789")) and bare in keys:
+            return True  # a citation marker glued to the word ("pepsin1")
     if gold_set.numeric and _numeric(words):
         return True
     if gold_set.caps and len(words) >= 2:
@@ -1125,7 +1366,42 @@ def decide(
                 return Verdict(1.0, "gold_span", gold, sorted(pred.changed))
     qform = canon_gold(question) if question else None
     verdict = _contained(answer, pred, [f for _, f in forms], qform, max_tokens)
+    if verdict is None:
+        for gold in golds:
+            parts = _conjuncts(gold)
+            spans = [_span(pred, f) for f in parts]
+            if parts and all(start >= 0 for start, _ in spans):
+                if any(_negated(pred.tokens, start, end) for start, end in spans):
+                    return Verdict(0.0, "negated", gold)  # every part is asserted: one negated is a refusal
+                if re.search(_OR_MARKERS, answer, re.I):
+                    return Verdict(0.0, "hedge_or", gold)  # "A or B" for "A and B"
+                verdict = _contained(answer, pred, parts, qform, max_tokens)
+                if verdict is not None:
+                    return Verdict(verdict.value, verdict.rule, gold, verdict.normalizers)
     return verdict if verdict is not None else Verdict(None, "no_match")
+
+
+def _span(pred: Form, gold: Form) -> tuple[int, int]:
+    start = _find(pred.tokens, gold.tokens)
+    return (start, start + len(gold.tokens)) if start >= 0 else _find_name(pred, gold)
+
+
+_CONJUNCTION = re.compile(r"\s*(?:&|\band\b)\s*", re.I)
+
+
+@functools.lru_cache(maxsize=16384)
+def _conjuncts(gold: str) -> tuple[Form, ...]:
+    """The parts of a gold that names two or three people or things (``Malcolm & Donald Campbell``: ``Malcolm
+    Campbell``, ``Donald Campbell``; ``Gladys Knight & the Pips``): an answer that names every part, in any order
+    and form, names the gold. A lone first name takes the last part's surname."""
+    pieces = [p.strip(" ,") for p in _CONJUNCTION.split(gold)]
+    if not 2 <= len(pieces) <= 3 or not all(pieces):
+        return ()
+    last = pieces[-1].split()
+    if len(last) >= 2 and all(len(p.split()) == 1 and p[:1].isupper() for p in pieces[:-1]):
+        pieces = [f"{p} {last[-1]}" for p in pieces[:-1]] + [pieces[-1]]
+    forms = tuple(canon_gold(p) for p in pieces)
+    return forms if all(f.tokens for f in forms) else ()
 
 
 # -- the scorer -----------------------------------------------------------------------------------------------
@@ -1134,8 +1410,8 @@ def decide(
 class QAEquivScorer(Scorer):
     """Short-answer QA equivalence beyond exact match: canonical forms, guarded containment, optional judge."""
 
-    name: ClassVar[str] = "qa_equiv"  # type: ignore[misc]
-    execution: ClassVar[str] = "inline"  # type: ignore[misc,assignment]
+    name: ClassVar[str] = "qa_equiv"
+    execution: ClassVar[str] = "inline"  # type: ignore[assignment]
     returns_dict: ClassVar[bool] = False
 
     def __init__(
@@ -1361,7 +1637,13 @@ def _check_number(option: str, value: Any) -> float:
 
 
 _CLEAR_HOOKS.extend(
-    [_aliases.cache_clear, _golds.cache_clear, _gold_forms.cache_clear, _unsigned_numeric.cache_clear]
+    [
+        _aliases.cache_clear,
+        _golds.cache_clear,
+        _gold_forms.cache_clear,
+        _unsigned_numeric.cache_clear,
+        _conjuncts.cache_clear,
+    ]
 )
 
 

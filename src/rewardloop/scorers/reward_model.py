@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ..clients import RetryPolicy, chat_of, reward_client, rm_input
 from ..errors import ConfigError, InfraError, InvalidSampleError, MissingExtraError, RateLimited, ScoringError
@@ -60,7 +60,7 @@ class RewardModelScorer(Scorer):
     environment variables ``REWARDLOOP_RM_URL`` / ``REWARDLOOP_RM_MODEL`` (handy with ``rewardloop score``).
     """
 
-    name: ClassVar[str] = "reward_model"  # type: ignore[misc]
+    name: ClassVar[str] = "reward_model"
     timeout_s: ClassVar[float | None] = 300.0
     is_async: ClassVar[bool] = True
 
@@ -111,7 +111,7 @@ class RewardModelScorer(Scorer):
         return Score(value=value)
 
     def score(self, sample: Sample) -> Score:
-        return asyncio.run(_closing(self.client, self.ascore(sample)))
+        return cast("Score", asyncio.run(_closing(self.client, self.ascore(sample))))
 
 
 async def _closing(client: Any, coro: Any) -> Any:

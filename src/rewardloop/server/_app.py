@@ -33,7 +33,7 @@ import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -165,7 +165,7 @@ class TaskRewards:
             tasks = {k: list(v) for k, v in sorted(self._tasks.items())}
         if not tasks:
             return ""
-        series = (
+        series: tuple[tuple[str, str, str, Callable[[list[Any]], float]], ...] = (
             ("rewardloop_task_samples_total", "counter", "samples scored per task", lambda t: t[0]),
             ("rewardloop_task_failed_total", "counter", "failed samples per task", lambda t: t[1]),
             ("rewardloop_task_reward_mean", "gauge", "mean reward of the ok samples", lambda t: t[3] / t[2]),
@@ -235,7 +235,9 @@ class _Guard:
         self.app = app
         self.state = state
 
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+    async def __call__(
+        self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]
+    ) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -244,7 +246,7 @@ class _Guard:
         started = time.perf_counter()
         status = {"code": 500}
 
-        async def send_recording(message: dict) -> None:
+        async def send_recording(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
             await send(message)
@@ -256,7 +258,9 @@ class _Guard:
             self.state.metrics.in_flight_requests -= 1
             self.state.metrics.request_done(endpoint, status["code"], time.perf_counter() - started)
 
-    async def _handle(self, scope: dict, receive: Callable, send: Callable, path: str) -> None:
+    async def _handle(
+        self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any], path: str
+    ) -> None:
         refusal = self._refusal(scope, path)
         if refusal is None:
             body, refusal = await self._read_body(scope, receive)
@@ -278,7 +282,7 @@ class _Guard:
             return
         await self._call_app(scope, replay, send)
 
-    def _refusal(self, scope: dict, path: str) -> JSONResponse | None:
+    def _refusal(self, scope: dict[str, Any], path: str) -> JSONResponse | None:
         cfg, metrics = self.state.config, self.state.metrics
         if self.state.draining:
             metrics.reject("draining")
@@ -297,7 +301,9 @@ class _Guard:
             return _error(413, "too_large", f"request body is over {cfg.max_body_bytes} bytes")
         return None
 
-    async def _read_body(self, scope: dict, receive: Callable) -> tuple[bytes, JSONResponse | None]:
+    async def _read_body(
+        self, scope: dict[str, Any], receive: Callable[..., Any]
+    ) -> tuple[bytes, JSONResponse | None]:
         """The whole body (bounded by ``max_body_bytes`` even without a Content-Length)."""
         limit = self.state.config.max_body_bytes
         chunks: list[bytes] = []
@@ -316,10 +322,12 @@ class _Guard:
                 break
         return b"".join(chunks), None
 
-    async def _call_app(self, scope: dict, receive: Callable, send: Callable) -> None:
+    async def _call_app(
+        self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]
+    ) -> None:
         sent = {"started": False}
 
-        async def tracking_send(message: dict) -> None:
+        async def tracking_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 sent["started"] = True
             await send(message)
@@ -332,14 +340,14 @@ class _Guard:
                 await response(scope, receive, send)
 
 
-def _header(scope: dict, name: bytes) -> str | None:
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
     for key, value in scope.get("headers", ()):
         if key.lower() == name:
-            return value.decode("latin-1")
+            return cast("str | None", value.decode("latin-1"))
     return None
 
 
-def _authorized(token: str | None, scope: dict) -> bool:
+def _authorized(token: str | None, scope: dict[str, Any]) -> bool:
     """The bearer header, or (for clients that cannot set headers: OpenRLHF, verl's SandboxFusion client)
     a ``token`` query parameter."""
     if check_bearer(token, _header(scope, b"authorization")):
@@ -352,15 +360,15 @@ def _authorized(token: str | None, scope: dict) -> bool:
     return len(given) == 1 and check_bearer(token, f"Bearer {given[0]}")
 
 
-def _replay(body: bytes, receive: Callable) -> Callable[[], Awaitable[dict]]:
+def _replay(body: bytes, receive: Callable[..., Any]) -> Callable[[], Awaitable[dict[str, Any]]]:
     """A ``receive`` that gives the already-read body once, then the client's own messages (disconnect)."""
     done = {"sent": False}
 
-    async def replay() -> dict:
+    async def replay() -> dict[str, Any]:
         if not done["sent"]:
             done["sent"] = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
+        return cast("dict[Any, Any]", await receive())
 
     return replay
 
@@ -463,7 +471,7 @@ async def score_with_deadline(
         batch = getattr(exc, "batch", None)
         if batch is None:
             raise
-        return batch
+        return cast("ScoreBatch", batch)
 
 
 def _admission_refused(state: ServiceState, n: int) -> JSONResponse | None:
@@ -535,7 +543,7 @@ def openrlhf_result(batch: ScoreBatch, fill: float) -> dict[str, Any]:
         acc = score.metrics.get("acc")
         numeric_acc = isinstance(acc, bool | int | float) and math.isfinite(float(acc))
         rewards.append(reward)
-        accuracy.append(float(acc) if score.ok and numeric_acc else reward)
+        accuracy.append(float(cast(float, acc)) if score.ok and numeric_acc else reward)
         failed.append(0.0 if score.ok else 1.0)
     logs: dict[str, list[float]] = {_FAILED_LOG: failed}
     keys = sorted({k for s in batch for k, v in s.metrics.items() if _finite_number(v)})
@@ -633,7 +641,9 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
             return refused
         try:
             samples = [
-                Sample(s.response, s.ground_truth, s.task, s.prompt, s.metadata, s.uid) for s in body.samples
+                # the SampleIn validator has turned a chat into its text
+                Sample(cast(str, s.response), s.ground_truth, s.task, s.prompt, s.metadata, s.uid)
+                for s in body.samples
             ]
             lengths = [s.length for s in body.samples]
             started = time.perf_counter()
@@ -720,7 +730,7 @@ def serve(config: ServerConfig, reward: RewardConfig | None = None) -> None:
     import uvicorn
 
     reward = reward or RewardConfig()
-    common = {
+    common: dict[str, Any] = {
         "host": config.host,
         "port": config.port,
         "timeout_graceful_shutdown": config.graceful_timeout_s,

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._validate import Bool, Int, Number, Spec, Str, check_fields, known_keys
 from ..config import RewardConfig, load_reward_config
 from ..errors import ConfigError
 
@@ -81,23 +81,12 @@ class RunCodeLimits:
     min_timeout_s: float = 0.05
 
     def __post_init__(self) -> None:
-        for name in ("default_run_timeout_s", "default_compile_timeout_s", "max_run_timeout_s"):
-            _check_positive(name, getattr(self, name), "run_code.")
-        _check_positive("max_compile_timeout_s", self.max_compile_timeout_s, "run_code.")
-        _check_positive("retry_after_s", self.retry_after_s, "run_code.")
-        _check_positive("body_timeout_s", self.body_timeout_s, "run_code.")
-        _check_positive("header_timeout_s", self.header_timeout_s, "run_code.")
-        _check_positive("min_timeout_s", self.min_timeout_s, "run_code.")
-        _check_int("max_queued_bytes", self.max_queued_bytes, 1, prefix="run_code.")
+        check_fields(self, _RUN_CODE_SPECS, "run_code.")
         if self.max_body_bytes > self.max_queued_bytes:
             raise ConfigError("run_code.max_body_bytes must be <= run_code.max_queued_bytes")
         for name in ("default_run_timeout_s", "default_compile_timeout_s"):
             if getattr(self, name) < self.min_timeout_s:
                 raise ConfigError(f"run_code.{name} must be >= run_code.min_timeout_s")
-        for name in ("default_memory_limit_mb", "max_memory_limit_mb", "max_body_bytes", "max_code_bytes"):
-            _check_int(name, getattr(self, name), 1, prefix="run_code.")
-        for name in ("max_stdin_bytes", "max_file_bytes", "max_files", "max_queued"):
-            _check_int(name, getattr(self, name), 0, prefix="run_code.")
         for default, maximum in (
             ("default_run_timeout_s", "max_run_timeout_s"),
             ("default_compile_timeout_s", "max_compile_timeout_s"),
@@ -109,7 +98,7 @@ class RunCodeLimits:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> RunCodeLimits:
         """Build from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones."""
-        return cls(**_known_keys(cls, data, "run_code"))
+        return cls(**known_keys(cls, data, "run_code"))
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -162,26 +151,7 @@ class ServerConfig:
             object.__setattr__(self, "run_code", RunCodeLimits.from_dict(self.run_code))
         if not isinstance(self.run_code, RunCodeLimits):
             raise ConfigError(f"server.run_code must be a mapping, got {type(self.run_code).__name__}")
-        for name in ("port",):
-            _check_int(name, getattr(self, name), 0)
-        for name in ("workers", "max_body_bytes", "max_batch", "max_in_flight"):
-            _check_int(name, getattr(self, name), 1)
-        _check_int("sandbox_max_parallel", self.sandbox_max_parallel, 1, optional=True)
-        for name in ("request_timeout_s", "retry_after_s", "graceful_timeout_s"):
-            _check_positive(name, getattr(self, name))
-        if not isinstance(self.openrlhf_on_error, int | float) or isinstance(self.openrlhf_on_error, bool):
-            raise ConfigError(f"server.openrlhf_on_error must be a number, got {self.openrlhf_on_error!r}")
-        if not math.isfinite(self.openrlhf_on_error):
-            raise ConfigError("server.openrlhf_on_error must be finite (OpenRLHF builds tensors from it)")
-        for name in ("sandbox", "public_healthz", "isolate_custom_function"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"server.{name} must be true or false, got {getattr(self, name)!r}")
-        if not isinstance(self.host, str) or not self.host:
-            raise ConfigError(f"server.host must be a non-empty string, got {self.host!r}")
-        if self.token is not None and (not isinstance(self.token, str) or not self.token.strip()):
-            raise ConfigError("server.token must be a non-empty string or null")
-        if not isinstance(self.openrlhf_task, str) or not self.openrlhf_task:
-            raise ConfigError(f"server.openrlhf_task must be a non-empty string, got {self.openrlhf_task!r}")
+        check_fields(self, _SERVER_SPECS, "server.")
         if self.max_batch > self.max_in_flight:
             raise ConfigError(
                 f"server.max_batch ({self.max_batch}) must be <= server.max_in_flight ({self.max_in_flight}), "
@@ -191,7 +161,7 @@ class ServerConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> ServerConfig:
         """Build from a mapping; unknown keys raise :class:`ConfigError` listing the allowed ones."""
-        return cls(**_known_keys(cls, data, "server"))
+        return cls(**known_keys(cls, data, "server"))
 
     def replace(self, **changes: Any) -> ServerConfig:
         """A copy with ``changes`` applied (None values are ignored, so CLI defaults do not override)."""
@@ -207,33 +177,39 @@ class ServerConfig:
         return out
 
 
-def _known_keys(cls: type, data: Mapping[str, Any] | None, section: str) -> dict[str, Any]:
-    if data is not None and not isinstance(data, Mapping):
-        raise ConfigError(f"{section} must be a mapping, got {type(data).__name__}")
-    data = dict(data or {})
-    allowed = [f.name for f in dataclasses.fields(cls)]
-    unknown = sorted(map(str, set(data) - set(allowed)))
-    if unknown:
-        raise ConfigError(
-            f"unknown key(s) {', '.join(repr(k) for k in unknown)} in {section}; "
-            f"allowed: {', '.join(sorted(allowed))}"
-        )
-    return data
+# each field's rule (rewardloop._validate words the errors); relations between fields stay in __post_init__
+_RUN_CODE_SPECS: dict[str, Spec] = {
+    **dict.fromkeys(
+        ("default_run_timeout_s", "default_compile_timeout_s", "max_run_timeout_s", "max_compile_timeout_s"),
+        Number(positive=True),
+    ),
+    **dict.fromkeys(
+        ("retry_after_s", "body_timeout_s", "header_timeout_s", "min_timeout_s"), Number(positive=True)
+    ),
+    **dict.fromkeys(
+        (
+            "max_queued_bytes",
+            "default_memory_limit_mb",
+            "max_memory_limit_mb",
+            "max_body_bytes",
+            "max_code_bytes",
+        ),
+        Int(minimum=1),
+    ),
+    **dict.fromkeys(("max_stdin_bytes", "max_file_bytes", "max_files", "max_queued"), Int(minimum=0)),
+}
 
-
-def _check_int(
-    name: str, value: Any, minimum: int, *, optional: bool = False, prefix: str = "server."
-) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{prefix}{name} must be an integer >= {minimum}, got {value!r}")
-
-
-def _check_positive(name: str, value: Any, prefix: str = "server.") -> None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
-    if not ok:
-        raise ConfigError(f"{prefix}{name} must be a positive number, got {value!r}")
+_SERVER_SPECS: dict[str, Spec] = {
+    "host": Str(),
+    "port": Int(minimum=0),
+    "token": Str(optional=True),
+    **dict.fromkeys(("workers", "max_body_bytes", "max_batch", "max_in_flight"), Int(minimum=1)),
+    "sandbox_max_parallel": Int(minimum=1, optional=True),
+    **dict.fromkeys(("request_timeout_s", "retry_after_s", "graceful_timeout_s"), Number(positive=True)),
+    "openrlhf_task": Str(),
+    "openrlhf_on_error": Number(),  # finite: OpenRLHF builds tensors from it
+    **dict.fromkeys(("sandbox", "public_healthz", "isolate_custom_function"), Bool()),
+}
 
 
 def is_loopback(host: str) -> bool:

@@ -231,7 +231,7 @@ def _encoded(value: str, field: str) -> bytes:
         ) from None
 
 
-def _text(data: dict, field: str, maximum: int, limit_name: str, *, required: bool) -> str:
+def _text(data: dict[str, Any], field: str, maximum: int, limit_name: str, *, required: bool) -> str:
     value = data.get(field)
     if value is None and not required:
         return ""
@@ -246,7 +246,7 @@ def _text(data: dict, field: str, maximum: int, limit_name: str, *, required: bo
     return value
 
 
-def _language(data: dict) -> str:
+def _language(data: dict[str, Any]) -> str:
     value = data.get("language")
     supported = ", ".join(sorted(LANGUAGES))
     if not isinstance(value, str):
@@ -269,7 +269,9 @@ def _shown_number(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
-def _timeout(data: dict, field: str, default: float, maximum: float, phase: str, minimum: float) -> float:
+def _timeout(
+    data: dict[str, Any], field: str, default: float, maximum: float, phase: str, minimum: float
+) -> float:
     value = data.get(field)
     if value is None:
         return default
@@ -295,7 +297,7 @@ def _timeout(data: dict, field: str, default: float, maximum: float, phase: str,
     return float(value)
 
 
-def _memory(data: dict, limits: RunCodeLimits) -> int:
+def _memory(data: dict[str, Any], limits: RunCodeLimits) -> int:
     value = data.get("memory_limit_MB")
     maximum = limits.max_memory_limit_mb
     if value is None:
@@ -642,7 +644,7 @@ def header_timeout_protocol(timeout_s: float) -> type:
     itself only times out idle keep-alive connections, and any byte resets that timer."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class HeaderTimeoutProtocol(H11Protocol):  # type: ignore[misc]
+    class HeaderTimeoutProtocol(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]

@@ -179,8 +179,9 @@ class GroupLengthShaper:
         terms: dict[int, float] = {}
         for idx in members.values():
             correct = [scores[i].value >= self.correct_at for i in idx]  # type: ignore[operator]
-            for i, t in zip(idx, group_length_rewards([lengths[i] for i in idx], correct), strict=True):
-                terms[i] = t  # type: ignore[assignment]
+            group_lengths = [float(n) for i in idx if (n := lengths[i]) is not None]  # members have a length
+            for i, t in zip(idx, group_length_rewards(group_lengths, correct), strict=True):
+                terms[i] = t
         return [self._one(s, terms.get(i), lengths[i]) for i, s in enumerate(scores)]
 
     def _one(self, score: Score, term: float | None, length: int | None) -> Score:
@@ -203,7 +204,7 @@ class GroupLengthReward(GroupScorer):
     :class:`~rewardloop.managers.Composite` component next to the correctness term.
     """
 
-    name: ClassVar[str] = "group_length"  # type: ignore[misc]
+    name: ClassVar[str] = "group_length"
     execution = "inline"
 
     def __init__(

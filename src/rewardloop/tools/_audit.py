@@ -254,6 +254,7 @@ def _compare(
             if ref is None:
                 failed_b[b[i].status.value] = failed_b.get(b[i].status.value, 0) + 1
         else:
+            assert labels is not None, "audit needs a second scorer or labels"
             ref = label_value(labels[i])
             missing += ref is None
         if va is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..scorers import Scorer
 from ..types import Sample, Score
@@ -47,7 +47,7 @@ class Explanation:
     def to_dict(self) -> dict[str, Any]:
         from .._io import json_safe
 
-        return json_safe(asdict(self))
+        return cast("dict[str, Any]", json_safe(asdict(self)))
 
     def to_text(self) -> str:
         value = "-" if self.value is None else f"{self.value:g}"

@@ -129,8 +129,8 @@ def report_data(
     """Pull the plotted columns out of scored rows (missing values become None, never an error)."""
     data = ReportData()
     for row in rows:
-        info = row.get("info") if isinstance(row.get("info"), Mapping) else {}
-        metrics = row.get("metrics") if isinstance(row.get("metrics"), Mapping) else {}
+        info: Mapping[str, Any] = row["info"] if isinstance(row.get("info"), Mapping) else {}
+        metrics: Mapping[str, Any] = row["metrics"] if isinstance(row.get("metrics"), Mapping) else {}
         status = str(row.get("status") or "ok")
         score = row.get("score")
         reward = float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None
@@ -538,8 +538,8 @@ def _summary_rows(d: ReportData) -> list[tuple[Any, ...]]:
     rows = []
     for task, ix in sorted(idx.items()):
         ok = [i for i in ix if d.status[i] == "ok"]
-        rewards = [d.reward[i] for i in ok if d.reward[i] is not None]
-        graded = [d.correct[i] for i in ix if d.correct[i] is not None]
+        rewards = [r for i in ok if (r := d.reward[i]) is not None]
+        graded = [c for i in ix if (c := d.correct[i]) is not None]
         rows.append(
             (
                 task,
@@ -786,8 +786,8 @@ def _per_source(d: ReportData) -> dict[str, tuple[int, float | None, float | Non
         idx[t].append(i)
     out = {}
     for task, ix in idx.items():
-        rewards = [d.reward[i] for i in ix if d.status[i] == "ok" and d.reward[i] is not None]
-        graded = [d.correct[i] for i in ix if d.correct[i] is not None]
+        rewards = [r for i in ix if d.status[i] == "ok" and (r := d.reward[i]) is not None]
+        graded = [c for i in ix if (c := d.correct[i]) is not None]
         out[task] = (
             len(ix),
             sum(rewards) / len(rewards) if rewards else None,

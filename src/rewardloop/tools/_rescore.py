@@ -162,7 +162,8 @@ def compare_scored(
         )
     counts = dict.fromkeys(FLIP_KINDS, 0)
     candidates: dict[str, list[int]] = {k: [] for k in FLIP_KINDS if k != "unchanged"}
-    old_by, new_by = Counter(), Counter()
+    old_by: Counter[str] = Counter()
+    new_by: Counter[str] = Counter()
     for i, (old, new) in enumerate(zip(old_rows, new_rows, strict=True)):
         kind = _kind(old, new)
         counts[kind] += 1
@@ -181,7 +182,8 @@ def _spread(indices: Sequence[int], rows: Sequence[Mapping[str, Any]], n: int) -
     """Up to ``n`` of ``indices``, one per prompt group first (five flips of one prompt say less than five
     prompts' flips), in file order."""
     seen: set[Any] = set()
-    first, rest = [], []
+    first: list[int] = []
+    rest: list[int] = []
     for i in indices:
         group = rows[i].get("group_id", i)
         (rest if group in seen else first).append(i)

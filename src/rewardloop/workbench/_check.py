@@ -251,7 +251,7 @@ def _describe(result: Any) -> str:
 class _ProbedFunction(Scorer):
     """A verl-style ``compute_score`` as a scorer that records the kind of value it returned."""
 
-    execution = "thread"  # type: ignore[assignment]
+    execution = "thread"
     deterministic = False  # the check repeats calls on purpose: never de-duplicate or cache
 
     def __init__(self, fn: Callable[..., Any], name: str) -> None:
@@ -317,7 +317,7 @@ def check_dataset(
 
         raw = read_table(data)
     else:
-        raw = list(data)
+        raw = [dict(r) for r in data]
     rows = [_parse_row(i, r, response_key, reference_key) for i, r in enumerate(raw)]
     custom = _load_function(custom_function, reward_kwargs) if custom_function is not None else None
     sources = Counter(r.data_source if isinstance(r.data_source, str) else repr(r.data_source) for r in rows)

@@ -31,7 +31,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ConfigError
 
@@ -319,7 +319,7 @@ def read_table(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if suffix in (".parquet", ".pq"):
         import pyarrow.parquet as pq
 
-        return pq.read_table(p).to_pylist()
+        return cast("list[dict[str, Any]]", pq.read_table(p).to_pylist())
     raise ConfigError(
         f"cannot read {str(p)!r}: unknown extension {suffix!r}; allowed: {', '.join(READ_FORMATS)}"
     )

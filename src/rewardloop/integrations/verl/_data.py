@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...managers import response_lengths
 from ...scorers import Scorer
@@ -200,7 +200,7 @@ def decode_rows(tokenizer: Any, rows: list[list[int]]) -> list[str]:
     return list(batch_decode(rows, skip_special_tokens=True))
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)  # the exact-type test first: abc checks are slow
 
 
@@ -366,8 +366,8 @@ class ExtraInfoSchema:
                 "timeout": status is Status.TIMEOUT,
                 "error": "" if ok else str(batch.infos[i].get("error") or status.value)[:_MAX_ERROR_CHARS],
             }
-            for key, kind, column, fill in extra:
-                value = None if column is None else column[i]
+            for key, kind, col, fill in extra:
+                value = None if col is None else col[i]
                 row[key] = fill if value is None else self._coerce(kind, value)
             out.append(row)
         return out

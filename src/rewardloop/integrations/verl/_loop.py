@@ -19,7 +19,7 @@ import logging
 import random
 import zlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..._loader import load_extern_module, load_extern_object
 from ...config import RewardConfig, load_reward_config
@@ -40,7 +40,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-def resolve_reward_manager_cls(config: Any, *, kind: str | None = None) -> type:
+def resolve_reward_manager_cls(config: Any, *, kind: str | None = None) -> type[Any]:
     """The manager class named by ``reward.reward_manager``: a registry name, or with ``source: importlib`` the
     class ``reward_manager.name`` of ``module.path`` (verl 0.9.1's rule; ``module.name`` when the module has no
     such attribute, as older layouts and verl's legacy migration set it)."""
@@ -89,8 +89,8 @@ def load_reward_manager(
             config=config if config is not None else cfg, tokenizer=tokenizer, compute_score=None, **kwargs
         )
     kwargs = {**dict(cfg.reward_kwargs), **reward_kwargs}
-    if _is_ours(cls) and cfg.runner:
-        kwargs.setdefault("runner_config", dict(cfg.runner))  # the classic path honours reward.runner too
+    if _is_ours(cls) and cfg.runner.given():  # the classic path honours reward.runner too
+        kwargs.setdefault("runner_config", cfg.runner.given())
     if _is_ours(cls) and cfg.extra_info_keys:
         kwargs.setdefault("extra_info_keys", dict(cfg.extra_info_keys))
     if _is_ours(cls):  # the one builder: components, routes and monitors are applied, not dropped
@@ -114,7 +114,7 @@ def _has_classic(cfg: RewardConfig) -> bool:
     return True
 
 
-def _is_ours(cls: type) -> bool:
+def _is_ours(cls: type[Any]) -> bool:
     return cls.__module__.startswith("rewardloop.")
 
 
@@ -147,12 +147,12 @@ class RewardLoopWorker:
         )
 
     async def compute_score(self, data: Any) -> dict[str, Any]:
-        return await self.reward_manager.run_single(data)
+        return cast("dict[str, Any]", await self.reward_manager.run_single(data))
 
     async def compute_score_batch(self, data: Any) -> list[dict[str, Any]]:
         run_batch = getattr(self.reward_manager, "run_batch", None)
         if run_batch is not None:
-            return await run_batch(data)
+            return cast("list[dict[str, Any]]", await run_batch(data))
         import asyncio
 
         return list(
@@ -394,7 +394,7 @@ def load_tokenizer(config: Any) -> Any:
 
 
 def reward_model_settings(cfg: RewardConfig) -> dict[str, Any]:
-    """``rewardloop.models.RewardModelConfig`` keyword arguments for verl's ``reward.reward_model`` section.
+    """``rewardloop.models.RewardModelServerConfig`` keyword arguments for verl's ``reward.reward_model`` section.
 
     ``rollout.name`` picks the backend (``vllm``, ``sglang``; ``embedded`` or absent: rewardloop's own server;
     ``external`` with ``rollout.urls``: servers you run). vLLM/SGLang get one server per

@@ -146,12 +146,12 @@ class BatchFunctionScorer(Scorer):
     """verl's batched custom function ``fn(data_sources, solution_strs, ground_truths, extra_infos, **kw)``
     returning one float or dict per sample, as a batch scorer (the runner hands it chunks)."""
 
-    execution = "thread"  # type: ignore[assignment]
-    supports_batch = True  # type: ignore[misc]
+    execution = "thread"
+    supports_batch = True
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None, **call_kwargs: Any) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "batch_function")  # type: ignore[misc]
+        self.name = name or str(getattr(fn, "__name__", "batch_function"))  # type: ignore[misc]
         self.call_kwargs = call_kwargs
 
     def score(self, sample: Sample) -> Score:
@@ -579,7 +579,9 @@ class DAPORewardManager(_Classic):
     strip_eos = True
 
     def _compose(self, compute_score: Any, kwargs: dict[str, Any]) -> tuple[Scorer | None, list[Any]]:
-        overlong = {k: kwargs.pop(k) for k in ("overlong_buffer_cfg", "max_resp_len") if k in kwargs}
+        overlong: dict[str, Any] = {
+            k: kwargs.pop(k) for k in ("overlong_buffer_cfg", "max_resp_len") if k in kwargs
+        }
         cfg, max_resp_len = parse_overlong(_plain_cfg(overlong), "DAPORewardManager")
         self.overlong_buffer_cfg, self.max_resp_len = cfg, max_resp_len
         penalty = OverlongPenalty.from_config(cfg, max_resp_len)
