@@ -320,6 +320,20 @@ def test_a_host_fifo_in_a_visible_tree_is_covered(isolation, visible_dir):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # the host's own FIFO is untouched
 
 
+@pytest.mark.parametrize("isolation", ISOLATED or [None])
+def test_a_covered_fifo_removed_after_set_up_breaks_nothing(isolation, visible_dir):
+    """Found under load: a FIFO covered at set-up and removed later made every bwrap run a sandbox error."""
+    if isolation is None:
+        pytest.skip("no namespace-based isolation here")
+    fifo = os.path.join(visible_dir, "gone")
+    os.mkfifo(fifo)
+    with Sandbox(isolation=isolation) as sb:
+        assert sb.run("print(1)").stdout == "1\n"
+        os.unlink(fifo)
+        result = sb.run("print(2)")
+        assert result.status.value == "finished" and result.stdout == "2\n", result
+
+
 def test_io_uring_is_refused(backend):
     """io_uring can create and connect sockets without the system calls a filter sees."""
     code = textwrap.dedent("""

@@ -305,7 +305,9 @@ class BwrapBackend(Backend):
         for parent in _parents_below(wd.host, self._plan.hidden):
             argv += ["--perms", "0755", "--dir", parent]
         for path in self._plan.blanked:  # host FIFOs and sockets in the visible trees
-            argv += ["--ro-bind", self._blank, path]
+            # one removed since the set-up is simply gone (bwrap fails on a missing mount target)
+            if os.path.lexists(path) and not os.path.isdir(path):
+                argv += ["--ro-bind", self._blank, path]
         argv += ["--bind", wd.host, wd.host]
         if wd.build is not None and self._cache_dir is not None:
             source = os.path.join(self._cache_dir, wd.build)
