@@ -9,11 +9,11 @@ Sections (one run; ratios are within this run only, never against numbers from a
    busy loop per core to see the bound hold under load: ``../shared/tools/under-load -- .venv/bin/python
    bench/execution_engine.py --only deadlines``.
 2. **ray_vs_local** -- the 1,024-response mixed workload (``_runner_workload.mixed_workload``, one scorer per
-   sample as the CLI routes them): ``Runner(workers=2)`` against ``RayRunner(num_actors=2, workers=1)`` on a
-   local Ray with 2 CPUs, both warm, alternating rounds, best kept; samples/s and the ratio.
-3. **ray_scaling** -- the same batch on ``RayRunner(num_actors=k, workers=1)`` for k = 1, 2, 4 (the local
-   Ray is given 4 logical CPUs; the machine has the cores ``os.cpu_count()`` says, so k = 4 oversubscribes
-   a 2-core machine: that is what the number shows).
+   sample as the CLI routes them): ``Runner(workers=2)`` against ``RayRunner(num_actors=2, workers=1)``, all
+   warm, in alternating rounds (``--rounds``, default 7); the median time of each and their ratio.
+3. **ray_scaling** -- the same batch on ``RayRunner(num_actors=k, workers=1)`` for k = 1, 2, 4, in the same
+   alternating rounds (the local Ray is given 4 logical CPUs; the machine has the cores ``os.cpu_count()``
+   says, so k = 4 oversubscribes a 2-core machine: that is what the number shows).
 4. **groups** -- ``GroupRelative(math_dapo, "center")`` over 64 groups of 8 on both executors: whether the
    rewards are identical (the bug this issue fixed gave 0.0 to every sample on Ray).
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -93,13 +94,10 @@ def _samples(rows: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
     return samples, [resolve_scorer(s.task) for s in samples]
 
 
-def _best(fn: Any, rounds: int) -> tuple[float, list[float], Any]:
-    runs, out = [], None
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        out = fn()
-        runs.append(time.perf_counter() - t0)
-    return min(runs), [round(r, 4) for r in runs], out
+def _timed(fn: Any) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def section_ray(rows: list[dict[str, Any]], rounds: int, actors: tuple[int, ...]) -> dict[str, Any]:
@@ -114,50 +112,55 @@ def section_ray(rows: list[dict[str, Any]], rounds: int, actors: tuple[int, ...]
     samples, scorers = _samples(rows)
     warm, warm_scorers = samples[::16], scorers[::16]
     n = len(samples)
-    out: dict[str, Any] = {"n": n, "loadavg_before": loadavg()}
+    out: dict[str, Any] = {"n": n, "rounds": rounds, "loadavg_before": loadavg()}
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=max(actors), include_dashboard=False, log_to_driver=False)
+    runners: dict[str, Any] = {}
     try:
-        local = Runner(workers=2, slow_sample_s=None)
-        rayr = RayRunner(num_actors=2, workers=1, slow_sample_s=None)
-        try:
-            local.run_sync(warm_scorers, warm)
-            rayr.run_sync(warm_scorers, warm)
-            local_runs, ray_runs = [], []
-            for _ in range(rounds):  # alternating, each warm
-                local_runs.append(_best(lambda: local.run_sync(scorers, samples), 1)[0])
-                ray_runs.append(_best(lambda: rayr.run_sync(scorers, samples), 1)[0])
-            lb, rb = min(local_runs), min(ray_runs)
-            out["ray_vs_local"] = {
-                "local": {
-                    "what": "Runner(workers=2)",
-                    "best_s": round(lb, 4),
-                    "samples_per_s": round(n / lb, 1),
-                },
-                "ray": {
-                    "what": "RayRunner(num_actors=2, workers=1)",
-                    "best_s": round(rb, 4),
-                    "samples_per_s": round(n / rb, 1),
-                },
-                "ray_time_over_local": round(rb / lb, 3),
-                "local_runs_s": [round(x, 4) for x in local_runs],
-                "ray_runs_s": [round(x, 4) for x in ray_runs],
-            }
-            out["groups"] = _groups(local, rayr)
-        finally:
-            rayr.close()
-            local.close()
-        scaling = {}
-        for k in actors:
-            with RayRunner(num_actors=k, workers=1, slow_sample_s=None) as r:
-                r.run_sync(warm_scorers, warm)
-                best, runs, _ = _best(lambda r=r: r.run_sync(scorers, samples), rounds)
-            scaling[str(k)] = {"best_s": round(best, 4), "samples_per_s": round(n / best, 1), "runs_s": runs}
+        runners["local"] = Runner(workers=2, slow_sample_s=None)
+        for k in sorted({2, *actors}):
+            runners[f"ray{k}"] = RayRunner(num_actors=k, workers=1, slow_sample_s=None)
+        for r in runners.values():  # warm: pools started, scorers imported and shipped
+            r.run_sync(warm_scorers, warm)
+            r.run_sync(scorers, samples)
+        runs: dict[str, list[float]] = {name: [] for name in runners}
+        for _ in range(rounds):  # alternating rounds: every executor sees the same load, in turn
+            for name, r in runners.items():
+                runs[name].append(_timed(lambda r=r: r.run_sync(scorers, samples)))
+        med = {name: statistics.median(v) for name, v in runs.items()}
+        out["ray_vs_local"] = {
+            "local": {"what": "Runner(workers=2)", "median_s": round(med["local"], 4),
+                      "samples_per_s": round(n / med["local"], 1)},
+            "ray": {"what": "RayRunner(num_actors=2, workers=1)", "median_s": round(med["ray2"], 4),
+                    "samples_per_s": round(n / med["ray2"], 1)},
+            "ray_time_over_local": round(med["ray2"] / med["local"], 3),
+            "ray_time_over_local_per_round": [
+                round(b / a, 3) for a, b in zip(runs["local"], runs["ray2"], strict=True)
+            ],
+            "median_of_round_ratios": round(
+                statistics.median(b / a for a, b in zip(runs["local"], runs["ray2"], strict=True)), 3
+            ),
+            "local_runs_s": [round(x, 4) for x in runs["local"]],
+            "ray_runs_s": [round(x, 4) for x in runs["ray2"]],
+        }  # fmt: skip
         out["ray_scaling"] = {
-            "what": f"RayRunner(num_actors=k, workers=1), ray.init(num_cpus={max(actors)}), {os.cpu_count()} cores",
-            **scaling,
+            "what": f"RayRunner(num_actors=k, workers=1), ray.init(num_cpus={max(actors)}), {os.cpu_count()} cores,"
+            " rounds alternating with the local runner",
+            **{
+                str(k): {
+                    "median_s": round(med[f"ray{k}"], 4),
+                    "samples_per_s": round(n / med[f"ray{k}"], 1),
+                    "over_local": round(med[f"ray{k}"] / med["local"], 3),
+                    "runs_s": [round(x, 4) for x in runs[f"ray{k}"]],
+                }
+                for k in actors
+            },
         }
+        out["groups"] = _groups(runners["local"], runners["ray2"])
     finally:
+        for r in runners.values():
+            with contextlib.suppress(Exception):
+                r.close()
         with contextlib.suppress(Exception):
             ray.shutdown()
     out["loadavg_after"] = loadavg()
@@ -185,7 +188,7 @@ def _groups(local: Any, rayr: Any) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["deadlines", "ray"], default=None)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--actors", default="1,2,4")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"versions": versions(), "cpu_count": os.cpu_count()}

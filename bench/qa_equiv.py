@@ -257,14 +257,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=4, help="repeat the test rows this often for the speed run"
     )
+    parser.add_argument(
+        "--split",
+        choices=("all", "dev"),
+        default="all",
+        help="dev: score the in-sample dev split only, print it, write nothing (for development)",
+    )
     args = parser.parse_args(argv)
     if not available():
         print(f"qa_equiv bench: no data under {data_root()} (see bench/README.md, qa_equiv); skipped")
         return 0
+    if args.split == "dev":
+        _print({"dev": evaluate("dev", with_judge=args.judge_dev)})
+        return 0
     results: dict[str, Any] = {
         "note": (
             "test and mturk = out-of-sample (never looked at while the rules were written; mturk added after "
-            "them, scored once); dev = in-sample"
+            "them, scored twice: after them and after the breaker round); dev = in-sample"
         ),
         "test": evaluate("test", with_judge=not args.no_judge),
         "dev": evaluate("dev", with_judge=args.judge_dev),
@@ -294,7 +303,8 @@ def _print(results: dict[str, Any]) -> None:
                 f"{name:16s} {m['paraphrase_accept']:12.1%} {m['false_accept']:13.2%} "
                 f"{m['false_accept_beyond_em']:10.2%} {m['accuracy']:9.1%}"
             )
-    print("\nspeed:", results["speed"])
+    if "speed" in results:
+        print("\nspeed:", results["speed"])
 
 
 if __name__ == "__main__":

@@ -127,6 +127,10 @@ ATTACKS_HELD: list[tuple[str, Any, str | None]] = [
 
 # Breaks found on main and closed as classes (tests/scorers/test_qa_equiv_classes.py, docs/qa-equiv.md).
 ATTACKS_CLOSED: list[tuple[str, Any, str | None]] = [
+    # closed in the qa_equiv breaker round (docs/qa-equiv.md, "Refused since the breaker round"): a dropped middle
+    # initial names another person (the father is George H. W. Bush; JFK Jr. is John F. Kennedy Jr.)
+    (A("John Kennedy Jr."), "John F. Kennedy", None),
+    (A("George Bush"), "George W. Bush", None),
     (
         A("Paris is wrong"),
         "Paris",
@@ -196,24 +200,12 @@ ATTACKS_CLOSED: list[tuple[str, Any, str | None]] = [
 # George W. Bush from his father when the answer drops the initial, nor Paris, France from Paris, Texas; a Jr.
 # dropped or added, and the gold inside a longer name, are accepted because dev's raters accept that shape.
 ATTACKS_BROKEN: list[tuple[str, Any, str | None, str]] = [
-    (
-        A("John Kennedy Jr."),
-        "John F. Kennedy",
-        None,
-        "accepted by design: 'Jr.' dropped or added (dev raters)",
-    ),
     (A("Paris Hilton"), "Paris", None, "accepted by design: the gold inside a longer name (dev raters)"),
     (
         A("Paris Saint-Germain"),
         "Paris",
         None,
         "accepted by design: the gold inside a longer name (dev raters)",
-    ),
-    (
-        A("George Bush"),
-        "George W. Bush",
-        None,
-        "accepted by design: dropping the distinguishing initial (also the father) is accepted",
     ),
     (
         A("Paris, Texas"),
@@ -256,7 +248,6 @@ CONTROLS: list[tuple[str, Any, str | None]] = [
     (A("Gerald R. Ford"), "Gerald Ford", None),
     (A("John Fitzgerald Kennedy"), "John F. Kennedy", None),
     (A("IWC"), "International Whaling Commission", None),
-    (A("International Whaling Commission"), "IWC", None),
     (A("in 1945"), "1945", None),
     (A("Edinburgh, Scotland"), "Edinburgh", None),
     (A("the Beatles"), "Beatles", None),
@@ -831,3 +822,10 @@ def test_config_prefix_route_with_options_equals_route_prefix_flag(tmp_path: Pat
     assert [(r["score"], r["status"]) for r in by_cfg] == want
     assert [(r["score"], r["status"]) for r in by_flag] == want
     assert "ground_truth 5 has type int" in by_cfg[2]["error"]
+
+
+def test_qa_equiv_acronym_expansion_is_undecided() -> None:
+    # was a control; since the qa_equiv breaker round an expansion of an acronym gold is left to the judge: the
+    # rules cannot tell "International Whaling Commission" from "International Wrestling Council" for "IWC"
+    value, rule = _qa(A("International Whaling Commission"), "IWC", None)
+    assert (value, rule) == (0.0, "no_match")

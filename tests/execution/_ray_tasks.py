@@ -42,6 +42,36 @@ class WhereScorer(Scorer):
         return Score(1.0, info={"actor_pid": os.getppid()})
 
 
+class GateScorer(Scorer):
+    """Process scorer: appends "<actor pid> <response>" to ``path`` as it starts, then waits until the file
+    ``gate`` exists (at most 120 s) and scores 1.0. A test opens the gate once it has seen what it waits for, so
+    nothing depends on how fast the machine is."""
+
+    name = "gate"
+    execution = "process"
+    timeout_s = 300.0
+
+    def __init__(self, path, gate):
+        self.path = str(path)
+        self.gate = str(gate)
+
+    def score(self, sample: Sample) -> Score:
+        _append(self.path, f"{os.getppid()} {sample.response}")
+        give_up = time.monotonic() + 120.0
+        while not os.path.exists(self.gate) and time.monotonic() < give_up:
+            time.sleep(0.01)
+        return Score(1.0, info={"actor_pid": os.getppid()})
+
+
+def wait_for_start(path, pid: int, timeout_s: float = 300.0) -> None:
+    """Block until a sample has started on the actor ``pid`` (a line of a :class:`GateScorer`)."""
+    give_up = time.monotonic() + timeout_s
+    while not any(line.split()[0] == str(pid) for line in read_lines(path)):
+        if time.monotonic() > give_up:
+            raise AssertionError(f"no sample started on actor {pid} within {timeout_s:g} s")
+        time.sleep(0.02)
+
+
 class KillActorScorer(Scorer):
     """Inline (runs in the actor itself): ``os._exit`` of the actor for the response "poison"."""
 
@@ -52,6 +82,22 @@ class KillActorScorer(Scorer):
             os._exit(3)
         time.sleep(0.05)
         return Score(1.0, info={"actor_pid": os.getpid()})
+
+
+class AskedScorer(Scorer):
+    """Inline; its ``quick()`` appends "<pid> <response>" to ``path`` and decides nothing; scores 1.0."""
+
+    name = "asked"
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def quick(self, sample: Sample) -> Score | None:
+        _append(self.path, f"{os.getpid()} {sample.response}")
+        return None
+
+    def score(self, sample: Sample) -> Score:
+        return Score(1.0)
 
 
 class OkScorer(Scorer):

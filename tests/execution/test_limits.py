@@ -221,7 +221,7 @@ def test_runner_rpm_spaces_calls():
 
 def test_runner_rpm_from_config_is_per_instance():
     a, b = Runner(rpm=30), Runner(rpm=30)
-    assert a._limiter is not b._limiter and a._limiter.rpm == 30
+    assert a.executor.limiter is not b.executor.limiter and a.executor.limiter.rpm == 30
     a.close()
     b.close()
 

@@ -179,7 +179,7 @@ def test_worker_recycling_defaults():
     assert RunnerConfig(memory_limit_mb=1024, recycle_memory_mb=900).worker_recycle_memory_mb == 900
     with Runner(memory_limit_mb=512) as r:
         r.run_sync(_tasks.PidScorer(), [sample()])
-        assert r._pool.recycle_memory_mb == 384
+        assert r.executor.pool.recycle_memory_mb == 384
 
 
 def test_huge_responses_skip_quick_for_process_scorers():
@@ -523,7 +523,7 @@ def test_on_done_reports_every_sample():
 def test_close_stops_workers_and_rejects_new_work():
     r = Runner(workers=1)
     r.run_sync(_tasks.PidScorer(), [sample()])
-    pids = r._pool.worker_pids()
+    pids = r.executor.pool.worker_pids()
     assert pids
     r.close()
     r.close()  # idempotent
@@ -537,7 +537,7 @@ def test_quick_verdicts_settle_before_any_worker_or_key():
     scorer = _tasks.QuickScorer()
     with Runner(workers=1) as r:
         batch = r.run_sync(scorer, [Sample("5", "5")] * 3 + [Sample("7", "7")])
-        assert r._pool is None  # nothing left the event loop
+        assert r.executor.pool is None  # nothing left the event loop
         assert [i["by"] for i in batch.infos] == ["quick"] * 4 and batch.stats["unique"] == 4
         # undecided samples still go to a worker, once each, and do not ask quick() again there
         mixed = r.run_sync(scorer, [Sample("5", "5"), Sample("5", "6"), Sample("5", "6")])

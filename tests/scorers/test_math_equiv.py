@@ -172,9 +172,16 @@ def test_sample_is_not_mutated():
 
 def test_adversarial_input_stays_bounded():
     # thousands of boxes and unbalanced braces: linear extraction, a capped number of answers
-    response = "\\boxed{1}" * 5000 + "{" * 10000
+    response = "\\boxed{1}" * 5000 + "{" * 10000 + "}" * 10000
     score = MathEquivScorer().quick(Sample(response=response, ground_truth="1"))
     assert score is not None and score.value == 1.0
+    score = MathEquivScorer().quick(Sample(response=response[:-10000], ground_truth="1"))
+    assert score is not None and score.value == 1.0
+    # a box that never closes: its extent is unknown, refused (issue 22)
+    score = MathEquivScorer().quick(
+        Sample(response="\\boxed{1}" * 5000 + "\\boxed{" * 10000, ground_truth="1")
+    )
+    assert score is not None and score.value == 0.0 and score.info["rule"] == "unbalanced_braces"
     huge = "\\boxed{" + "9" * 5000 + "^{9^{9^{9}}}}"
     score = MathEquivScorer().score(Sample(response=huge, ground_truth="1"))
     assert score.value == 0.0
@@ -441,7 +448,8 @@ def test_answer_phrases_and_components(gold, response, reward):
 
 
 ANSWERS = [
-    ("x = 11", "x = 5+5+1 = 7 = 11", 1.0),  # a chain states its last value
+    ("x = 11", "x = 5+5+1 = 11", 1.0),  # a chain states its last value
+    ("x = 11", "x = 5+5+1 = 7 = 11", 0.0),  # unless a step of it is false (issue 22: "x = 2+2 = 5")
     ("11", "x = 5+5+1 = 11", 1.0),
     ("11", "x = 11 = 12", 0.0),
     ("(3,2)", "(p,q)=(3,2)", 1.0),

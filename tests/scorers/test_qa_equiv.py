@@ -128,8 +128,8 @@ HEADS = [
     ("River", "Mississippi River", None, False, None),
 ]
 WORD_ORDER = [
-    ("Argentina and Chile", "Chile and Argentina", None, True, "word_order"),
-    ("New Mexico, New York, New Jersey", "New York, New Jersey, New Mexico", None, True, "word_order"),
+    ("Argentina and Chile", "Chile and Argentina", None, True, "same_items"),
+    ("New Mexico, New York, New Jersey", "New York, New Jersey, New Mexico", None, True, "same_items"),
     ("2 1", "1 2", None, False, None),
     ("Chile", "Chile and Argentina", None, False, None),
     ("Argentina and Peru", "Chile and Argentina", None, False, None),

@@ -51,7 +51,7 @@ ATTACKS = [
         "<answer>Which is larger, Jupiter or Saturn?</answer>",
         "Jupiter",
         "Which is larger, Jupiter or Saturn?",
-        "gold_in_question",
+        "question",  # refused before matching: an answer that ends in "?" asks
     ),
     (
         "<answer>Which is larger, Jupiter</answer>",

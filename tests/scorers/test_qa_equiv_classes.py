@@ -63,13 +63,13 @@ TABLES: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {
         [
             ("Paris? London? Berlin?", "Paris"),
             ("Rome? Milan?", "Rome"),
+            ("Paris?", "Paris"),  # an answer that asks is no assertion (breaker: question_copy)
             ("Paris London Berlin Rome Madrid Vienna Prague", "Paris"),
             ("Rome Milan Turin Naples", "Rome"),
             ("A B C D E F G H I J K L M N O P Q R S T U V W X Y Z Paris", "Paris"),
             ("Einstein Bohr Planck Dirac", "Einstein"),
         ],
         [
-            ("Paris?", "Paris"),
             ("New York City", "New York"),
             ("The city of Paris", "Paris"),
             ("Paris France", "Paris"),
@@ -211,11 +211,12 @@ JUDGEMENT_CALLS = [
     ("Paris Hilton", "Paris"),  # the same shape as "Baltimore Orioles" for "Baltimore" (accepted by raters)
     ("Paris Saint-Germain", "Paris"),
     ("Paris, Texas", "Paris"),  # a place after a comma is read as a qualifier ("Paris, France")
+    # "John Kennedy Jr." / "George Bush" for "John F. Kennedy" / "George W. Bush" were judgement calls here; a
+    # dropped middle initial is now refused (test_qa_equiv_closed.py, other_person)
     (
-        "John Kennedy Jr.",
-        "John F. Kennedy",
-    ),  # "Jr." dropped or added: "John G. Roberts Jr." is "John Roberts"
-    ("George Bush", "George W. Bush"),  # a dropped middle initial: "Gerald Ford" is "Gerald R. Ford"
+        "John Adams",
+        "John Quincy Adams",
+    ),  # a dropped full middle name: refusing it rejects 124 dev paraphrases
     ("Rome Milan", "Rome"),  # two capitalised words after a gold read as a longer name, three as a list
 ]
 

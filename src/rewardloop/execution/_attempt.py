@@ -9,15 +9,27 @@ import asyncio
 import contextlib
 import inspect
 import time
+import traceback
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ScoringError, ScoringTimeout
-from ..scorers import Scorer
-from ..types import Sample, Score
+from ..errors import (
+    ConfigError,
+    InfraError,
+    InvalidSampleError,
+    RateLimited,
+    ScoringError,
+    ScoringTimeout,
+    WorkerCrashed,
+)
+from ..scorers import Scorer, coerce_score
+from ..types import Sample, Score, Status
+from ._config import EXECUTIONS
 from ._limits import TokenBucket
-from ._single import _as_score, failure_score
+from ._report import Done
+from ._worker_main import RemoteTraceback
+from ._worker_proc import check_timeout
 
 __all__ = [
     "QUICK_MAX_CHARS",
@@ -27,13 +39,15 @@ __all__ = [
     "Retry",
     "StreamBudget",
     "Timed",
+    "as_score",
     "attempt_inline",
     "await_with_deadline",
     "batch_scores",
     "callable_name",
     "estimate_tokens",
+    "failure_score",
     "is_async_scorer",
-    "quick_allowed",
+    "make_plan",
     "ran_for",
     "reported_tokens",
     "run_quick",
@@ -44,6 +58,7 @@ __all__ = [
 ]
 
 _CHARS_PER_TOKEN = 4.0  # token estimate when a scorer reports none: roughly English text
+_TB_CHARS = 2000  # tail of a traceback kept in a failed score's info
 
 
 # quick() runs in the event loop with no deadline. It is linear-time, but on a multi-megabyte response
@@ -78,6 +93,13 @@ class Context:
     retries: int = 0
     executed_latency: list[float] = field(default_factory=list)
     executed_exec: list[float] = field(default_factory=list)
+
+    def done(self, score: Score, exec_s: float) -> Done:
+        """A sample executed now, ``exec_s`` of it executing: recorded for the stats; the rest was queueing."""
+        latency = time.perf_counter() - self.t0
+        self.executed_latency.append(latency)
+        self.executed_exec.append(exec_s)
+        return Done(score, max(0.0, latency - exec_s), exec_s)
 
 
 class Budget:
@@ -132,6 +154,30 @@ def is_async_scorer(scorer: Any) -> bool:
     return inspect.iscoroutinefunction(getattr(scorer, "ascore", None))
 
 
+def make_plan(scorer: Scorer, *, execution: str | None = None, timeout_s: float | None = None) -> Plan:
+    """How ``scorer`` runs: its mode (async when it is async, else ``execution`` or the scorer's own), its
+    deadline (``timeout_s``, else the scorer's ``timeout_s``), batch and quick flags; not keyed (the runner adds
+    a fingerprint where it de-duplicates). Configuration errors raise, naming what is allowed."""
+    if not isinstance(scorer, Scorer):
+        raise TypeError(f"expected a Scorer, got {type(scorer).__name__}; wrap functions with as_scorer()")
+    mode: str
+    if is_async_scorer(scorer):
+        mode = "async"
+    else:
+        mode = str(execution or getattr(scorer, "execution", "inline"))
+        if mode not in EXECUTIONS:
+            raise ConfigError(f"{scorer!r} has execution={mode!r}; allowed: {', '.join(EXECUTIONS)}")
+    timeout = timeout_s if timeout_s is not None else getattr(scorer, "timeout_s", None)
+    return Plan(
+        scorer=scorer,
+        mode=mode,
+        deadline=check_timeout(timeout),
+        batch=bool(getattr(scorer, "supports_batch", False)) and mode != "async",
+        quick=type(scorer).quick is not Scorer.quick,
+        fingerprint=None,
+    )
+
+
 async def await_with_deadline(coro: Coroutine[Any, Any, Any], deadline: float | None, scorer: Scorer) -> Any:
     if deadline is None:
         return await coro
@@ -168,15 +214,6 @@ def wants_quick(plan: Plan, sample: Sample) -> bool:
     return plan.mode == "inline" or not isinstance(response, str) or len(response) <= QUICK_MAX_CHARS
 
 
-def quick_allowed(scorer: Scorer, mode: str, sample: Sample) -> bool:
-    """:func:`wants_quick` for a scorer without a plan (the Ray driver): it has a ``quick()`` of its own, and
-    runs inline or the response is short enough."""
-    if type(scorer).quick is Scorer.quick:
-        return False
-    response = sample.response
-    return mode == "inline" or not isinstance(response, str) or len(response) <= QUICK_MAX_CHARS
-
-
 def run_quick(scorer: Scorer, sample: Sample) -> tuple[Score | None, float]:
     """The scorer's inline verdict (None: undecided) and the seconds it took."""
     start = time.perf_counter()
@@ -202,9 +239,51 @@ def attempt_inline(scorer: Scorer, sample: Sample) -> tuple[list[Score], float, 
         return [failure_score(exc)], time.perf_counter() - start, exc
 
 
+def as_score(scorer: Scorer, result: Any) -> Score:
+    """``result`` as a :class:`Score` (see :func:`coerce_score`); a non-finite reward is a ``scorer_error``."""
+    if type(result) is Score and (result.value is None or result.value - result.value == 0.0):
+        return result  # the common case, without building the source name
+    return coerce_score(result, source=f"scorer {scorer.name!r}")
+
+
+def failure_score(exc: BaseException) -> Score:
+    """The failed :class:`Score` for an exception raised while scoring: ``ScoringTimeout`` -> ``timeout``,
+    ``WorkerCrashed`` -> ``crashed``/``oom``, ``InvalidSampleError`` -> ``invalid_input``, ``InfraError`` ->
+    ``infra_error``, any other exception -> ``scorer_error`` (with a short traceback, the worker's one for
+    process work)."""
+    if isinstance(exc, ScoringTimeout):
+        status = Status.TIMEOUT
+    elif isinstance(exc, WorkerCrashed):
+        status = Status.OOM if exc.oom else Status.CRASHED
+    elif isinstance(exc, InvalidSampleError):
+        status = Status.INVALID_INPUT
+    elif isinstance(exc, InfraError):
+        status = Status.INFRA_ERROR
+    else:
+        status = Status.SCORER_ERROR
+    error = f"{type(exc).__name__}: {exc}"
+    # A traceback helps with scorer bugs and bad input; for a kill or a crash the message says it all,
+    # unless the worker sent its own traceback (MemoryError).
+    if status in (Status.SCORER_ERROR, Status.INVALID_INPUT) or isinstance(exc.__cause__, RemoteTraceback):
+        return Score.failure(status, error, traceback=_short_traceback(exc))
+    if isinstance(exc, RateLimited) and exc.retry_after is not None:
+        return Score.failure(status, error, retry_after=exc.retry_after)
+    return Score.failure(status, error)
+
+
+def _short_traceback(exc: BaseException) -> str:
+    """The worker-side traceback when the exception came from a worker, else the local one; the tail."""
+    cause = exc.__cause__
+    if isinstance(cause, RemoteTraceback):
+        text = cause.tb
+    else:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, chain=False))
+    return text if len(text) <= _TB_CHARS else "...\n" + text[-_TB_CHARS:]
+
+
 def safe_score(scorer: Scorer, result: Any) -> Score:
     try:
-        return _as_score(scorer, result)
+        return as_score(scorer, result)
     except Exception as exc:  # a Score-like object whose coercion blows up
         return failure_score(exc)
 

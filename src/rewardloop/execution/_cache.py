@@ -27,7 +27,7 @@ from typing import Any
 
 from ..types import Sample, Score
 
-__all__ = ["LRUCache", "canonical", "sample_key", "scorer_fingerprint"]
+__all__ = ["LRUCache", "canonical", "sample_key", "scorer_fingerprint", "scorer_identity"]
 
 _MAX_DEPTH = 64
 
@@ -172,6 +172,15 @@ def scorer_fingerprint(scorer: Any) -> str | None:
     except Unkeyable:
         return None
     return f"{_type_path(scorer)}|{options}"
+
+
+def scorer_identity(scorer: Any) -> str:
+    """Which scorer this is, for gathering a group's members: equal scorers (same class and options, the
+    identity de-duplication and the cache use) are one scorer, so members scored by equal but distinct
+    instances (a per-sample scorer list, a scorer built per request) still meet; a scorer without a
+    fingerprint (non-deterministic, or options that cannot be encoded) is itself."""
+    fingerprint = scorer_fingerprint(scorer)
+    return f"id:{id(scorer)}" if fingerprint is None else fingerprint
 
 
 def sample_key(fingerprint: str, sample: Sample) -> str | None:

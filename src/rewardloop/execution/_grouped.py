@@ -41,9 +41,9 @@ from typing import Any
 from ..errors import ScoringError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch, Status
-from ._attempt import Budget, Context, batch_scores, estimate_tokens, ran_for
-from ._report import Done, batch_stats, finish_batch
-from ._single import failure_score
+from ._attempt import Budget, Context, batch_scores, estimate_tokens, failure_score, ran_for
+from ._cache import scorer_identity
+from ._report import Done, report
 
 # the runner these functions serve (a Runner: plan, attempts, submit_group); typed loosely so this module,
 # which the runner imports, does not import it back
@@ -106,6 +106,7 @@ def _has_async(group: GroupScorer) -> bool:
 
 async def run_groups(
     runner: Runner,
+    attempts: Any,
     scorer: GroupScorer,
     samples: Sequence[Sample],
     *,
@@ -133,13 +134,11 @@ async def run_groups(
     async def one(idxs: list[int]) -> None:
         members = [samples[i] for i in idxs]
         scores, exec_s = await _score_group(
-            runner, plan, members, None if base is None else [base[i] for i in idxs], ctx
+            attempts, plan, members, None if base is None else [base[i] for i in idxs], ctx
         )
-        latency = time.perf_counter() - t0
-        ctx.executed_latency.append(latency)
-        ctx.executed_exec.append(exec_s)
+        row = ctx.done(scores[0], exec_s)
         for i, s in zip(idxs, scores, strict=True):
-            done[i] = Done(s, max(0.0, latency - exec_s), exec_s)
+            done[i] = Done(s, row.queue_s, exec_s)
             if on_done is not None:
                 on_done(i)
 
@@ -165,37 +164,36 @@ async def run_groups(
         for task in waiting:
             task.cancel()
         raise
-    stats = batch_stats(
-        [d.score.status for d in done],
+    return report(
+        done,
+        samples,
+        t0=t0,
         latencies=ctx.executed_latency,
         exec_times=ctx.executed_exec,
-        wall_s=time.perf_counter() - t0,
         unique=len(samples),
         retries=ctx.retries,
+        on_error=runner.config.on_error,
+        extra={"groups": len(groups)},
     )
-    stats["groups"] = len(groups)
-    return finish_batch(done, samples, stats, runner.config.on_error)
 
 
 async def _score_group(
-    runner: Runner, plan: Any, members: list[Sample], base: list[Score] | None, ctx: Any
+    attempts: Any, plan: Any, members: list[Sample], base: list[Score] | None, ctx: Any
 ) -> tuple[list[Score], float]:
     """One group: attempts (with infrastructure retries) of one call; (one score per member, seconds)."""
     exec_s, retries = 0.0, 0
     while True:
-        if (
-            plan.mode == "inline" and runner.attempts.limiter_idle()
-        ):  # the runner's inline fast path, for a group
+        if plan.mode == "inline" and attempts.limiter_idle():  # the runner's inline fast path, for a group
             scores, spent, error = _attempt_inline(plan, members, base)
         else:
-            scores, spent, error = await _attempt(runner, plan, members, base)
+            scores, spent, error = await _attempt(attempts, plan, members, base)
         exec_s += spent
         infra = next((s for s in scores if s.status is Status.INFRA_ERROR), scores[0])
-        delay, exhausted = runner.attempts.retry_delay(infra, error, retries, ctx)
+        delay, exhausted = attempts.retry_delay(infra, error, retries, ctx)
         if delay is None:
             break
         retries += 1
-        await runner.attempts.limiter.sleep(delay)
+        await attempts.limiter.sleep(delay)
     if retries or exhausted:
         scores = [
             _with_info(s, retries=retries, **({"retry_budget_exhausted": True} if exhausted else {}))
@@ -220,15 +218,15 @@ def _attempt_inline(
 
 
 async def _attempt(
-    runner: Runner, plan: Any, members: list[Sample], base: list[Score] | None
+    attempts: Any, plan: Any, members: list[Sample], base: list[Score] | None
 ) -> tuple[list[Score], float, BaseException | None]:
     group = plan.scorer.group
     estimate = sum(estimate_tokens(group, s) for s in members)
-    async with runner.attempts.slots:
-        await runner.attempts.limiter.acquire(estimate)
+    async with attempts.slots:
+        await attempts.limiter.acquire(estimate)
         start = time.perf_counter()
         try:
-            result, spent = await runner.attempts.execute(plan, (members, base), False)
+            result, spent = await attempts.execute(plan, (members, base), False)
             return batch_scores(group, result, len(members)), spent, None
         except Exception as exc:
             return [failure_score(exc) for _ in members], ran_for(exc, start), exc
@@ -264,8 +262,8 @@ class GroupGatherer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending: dict[tuple[int, Any], _Pending] = {}
-        self._expired: OrderedDict[tuple[int, Any], float] = OrderedDict()
+        self._pending: dict[tuple[str, Any], _Pending] = {}
+        self._expired: OrderedDict[tuple[str, Any], float] = OrderedDict()
         self._refusal: str | None = None
 
     def refuse(self, reason: str) -> None:
@@ -283,7 +281,7 @@ class GroupGatherer:
         size = _group_size(scorer, sample)
         if isinstance(size, Score):
             return size
-        key = (id(scorer), sample.uid)
+        key = (scorer_identity(scorer), sample.uid)  # equal instances gather together
         now = time.monotonic()
         with self._lock:
             if key in self._expired:
@@ -316,7 +314,7 @@ class GroupGatherer:
             # completed meanwhile: the group is being scored under its own deadline
             return await asyncio.wrap_future(future)
 
-    def _expire(self, key: tuple[int, Any], pending: _Pending, scorer: GroupScorer) -> None:
+    def _expire(self, key: tuple[str, Any], pending: _Pending, scorer: GroupScorer) -> None:
         """Fail every waiting member of an incomplete group with ``timeout`` (once; racing completions win)."""
         with self._lock:
             if self._pending.get(key) is not pending:

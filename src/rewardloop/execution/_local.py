@@ -3,17 +3,17 @@ scheduler over them.
 
 :class:`Attempts` makes one sample's (or one chunk's, or one group's) attempts: under a concurrency slot and the
 rate limiter, in the plan's mode (inline / thread / process / async) with its deadline, retried on
-infrastructure errors with backoff within the budget. :class:`LocalBatch` schedules one batch over it: quick
-verdicts first, identical samples once, work that leaves the event loop started before inline work, chunks for
-batch scorers.
+infrastructure errors with backoff within the budget. :class:`LocalExecutor` is the executor the scheduler
+(:class:`~rewardloop.execution.Runner`) hands a batch's leaders to: work that leaves the event loop started before
+inline work, chunks for batch scorers, groups one call each; it owns the worker pool and the group gatherer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
+import os
 import random
 import threading
 import time
@@ -21,7 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InfraError, RateLimited, ScoringError, ScoringTimeout
-from ..types import Sample, Score, Status
+from ..scorers import GroupScorer
+from ..types import Sample, Score, ScoreBatch, Status
 from ._attempt import (
     QUICK_MAX_CHARS,
     Context,
@@ -33,6 +34,7 @@ from ._attempt import (
     batch_scores,
     callable_name,
     estimate_tokens,
+    failure_score,
     ran_for,
     reported_tokens,
     run_quick,
@@ -41,17 +43,18 @@ from ._attempt import (
     wants_quick,
     with_retry_info,
 )
-from ._cache import sample_key
+from ._batch import Batch
 from ._config import RunnerConfig
+from ._grouped import GroupGatherer, run_groups
 from ._limits import Limiter, RateLimiter, Slots
-from ._report import Done, finish_with_copies, group_duplicates
-from ._single import failure_score
+from ._report import Done
+from ._workers import PoolStats, WorkerPool
 
-__all__ = ["Attempts", "LocalBatch"]
+__all__ = ["Attempts", "LocalExecutor"]
 
 _log = logging.getLogger(__name__)
 
-_HANDOFF_S = 0.002  # see LocalBatch._handoff_s
+_HANDOFF_S = 0.002  # see _handoff_s
 _HANDOFF_HUGE_S = 0.02
 
 
@@ -86,7 +89,7 @@ class Attempts:
             scores, spent, error = await self.attempt(plan, [sample], batch=False)
             exec_s += spent
             delay, exhausted = self.retry_delay(scores[0], error, retries, ctx)
-        return self.done(with_retry_info(scores[0], retries, exhausted), ctx, exec_s)
+        return ctx.done(with_retry_info(scores[0], retries, exhausted), exec_s)
 
     async def first_try(self, plan: Plan, sample: Sample, ctx: Context) -> Done | Retry:
         """The quick check and the first attempt: the final result, or what a retry needs to go on."""
@@ -94,7 +97,7 @@ class Attempts:
         if wants_quick(plan, sample):
             verdict, exec_s = run_quick(plan.scorer, sample)
             if verdict is not None:
-                return self.done(verdict, ctx, exec_s)
+                return ctx.done(verdict, exec_s)
         if plan.mode == "inline" and self.limiter_idle():
             scores, spent, error = attempt_inline(plan.scorer, sample)
         else:
@@ -102,7 +105,7 @@ class Attempts:
         exec_s += spent
         delay, exhausted = self.retry_delay(scores[0], error, 0, ctx)
         if delay is None:
-            return self.done(with_retry_info(scores[0], 0, exhausted), ctx, exec_s)
+            return ctx.done(with_retry_info(scores[0], 0, exhausted), exec_s)
         return scores, exec_s, delay, exhausted
 
     def limiter_idle(self) -> bool:
@@ -120,7 +123,7 @@ class Attempts:
             if verdict is None:
                 pending.append(i)
             else:
-                out[i] = self.done(verdict, ctx, spent)
+                out[i] = ctx.done(verdict, spent)
         final: dict[int, Score] = {}
         retried: dict[int, int] = {}
         exec_s, retries, exhausted = 0.0, 0, False
@@ -141,14 +144,8 @@ class Attempts:
             await self.limiter.sleep(delay)
         for i, score in final.items():
             last_failed = exhausted and score.status is Status.INFRA_ERROR
-            out[i] = self.done(with_retry_info(score, retried.get(i, 0), last_failed), ctx, exec_s)
+            out[i] = ctx.done(with_retry_info(score, retried.get(i, 0), last_failed), exec_s)
         return out  # type: ignore[return-value]
-
-    def done(self, score: Score, ctx: Context, exec_s: float) -> Done:
-        latency = time.perf_counter() - ctx.t0
-        ctx.executed_latency.append(latency)
-        ctx.executed_exec.append(exec_s)
-        return Done(score, max(0.0, latency - exec_s), exec_s)
 
     async def attempt(
         self, plan: Plan, samples: list[Sample], *, batch: bool
@@ -251,53 +248,51 @@ class Attempts:
         cap = min(self.config.backoff_max_s, self.config.backoff_base_s * 2**retries)
         return self._rng.uniform(0.0, cap), False
 
-    # -- caching and streaming -----------------------------------------------------------------------
 
+class LocalExecutor:
+    """The local executor: attempts in the event loop, in threads and in a worker pool (built on first use of a
+    process scorer, or lent with ``pool=``, then not closed here), under one :class:`Attempts`; groups scored one
+    call per group, streamed members gathered in this process."""
 
-class LocalBatch:
-    """One :meth:`Runner.run` call: quick verdicts, de-duplication, scheduling on the local executor (the event
-    loop, threads, the worker pool), fan-out to copies, in input order."""
+    def __init__(self, config: RunnerConfig, limiter: Limiter | None = None, pool: Any = None) -> None:
+        self.config = config
+        self.limiter: Limiter = limiter if limiter is not None else RateLimiter(config.rpm, config.tpm)
+        self.pool = pool
+        self._owns_pool = pool is None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._owner_pid = os.getpid()
+        self.attempts = Attempts(config, self.limiter, self._get_pool)
+        self.gatherer = GroupGatherer()  # streamed members of group scorers wait here for their group
 
-    def __init__(
-        self,
-        runner: Any,
-        samples: list[Sample],
-        plans: list[Plan],
-        ctx: Context,
-        on_done: Callable[[int], None] | None,
-    ) -> None:
-        self.runner = runner
-        self.samples = samples
-        self.plans = plans
-        self.ctx = ctx
-        self.on_done = on_done
-        self.done: list[Done | None] = [None] * len(samples)
-        self.keys: list[str | None] = [None] * len(samples)
-        self.followers: dict[int, list[int]] = {}
-        self.unique = 0
-        self.cache_hits = 0
+    def __repr__(self) -> str:
+        return f"workers={self.config.workers} max_concurrency={self.config.max_concurrency}"
 
-    async def execute(self) -> None:
-        settled = self._quick_pass()
-        todo, hits = self._deduplicate(settled)
-        for i, score in hits:
-            self._finish(i, Done(score, 0.0, 0.0))
-        # Work that leaves the event loop (process, thread, async) is started first: inline scoring holds
-        # the loop (and the GIL, which the pool's dispatcher thread needs to send tasks), and it should
-        # overlap the workers' time, not delay their start (and so the whole batch).
-        singles = [i for i in todo if not self.plans[i].batch]
-        inline = [i for i in singles if self.plans[i].mode == "inline"]
-        outside = [asyncio.ensure_future(self._one(i)) for i in singles if self.plans[i].mode != "inline"]
+    @staticmethod
+    def driver_quick(plan: Plan) -> bool:
+        """``quick()`` in the scheduler's pass for work that leaves the loop; inline, async and batch scorers
+        ask it with their first attempt."""
+        return plan.mode not in ("inline", "async") and not plan.batch
+
+    async def execute(self, batch: Batch, todo: list[int]) -> None:
+        """Score the leaders ``todo`` of ``batch``. Work that leaves the event loop (process, thread, async)
+        is started first: inline scoring holds the loop (and the GIL, which the pool's dispatcher thread
+        needs to send tasks), and it should overlap the workers' time, not delay their start."""
+        plans = batch.plans
+        singles = [i for i in todo if not plans[i].batch]
+        inline = [i for i in singles if plans[i].mode == "inline"]
+        away = [i for i in singles if plans[i].mode != "inline"]
+        outside = [asyncio.ensure_future(self._one(batch, i)) for i in away]
         try:
             if outside and inline:
-                await asyncio.sleep(self._handoff_s([i for i in singles if self.plans[i].mode != "inline"]))
-            # inline samples hold the loop anyway: one coroutine scores them in turn (a task per sample
-            # costs more than a cheap scorer itself)
+                await asyncio.sleep(_handoff_s(batch.samples, away))
             # inline samples hold the loop anyway: one coroutine makes their first attempts in turn (a task
             # per sample costs more than a cheap scorer); a sample that needs a retry continues in its own
             # task, so backoffs still overlap
-            jobs: list[Any] = [*outside, *([self._inline(inline)] if inline else [])]
-            jobs += [self._chunk(idxs) for idxs in self._chunks([i for i in todo if self.plans[i].batch])]
+            jobs: list[Any] = [*outside, *([self._inline(batch, inline)] if inline else [])]
+            jobs += [
+                self._chunk(batch, idxs) for idxs in self._chunks(batch, [i for i in todo if plans[i].batch])
+            ]
             if jobs:
                 await asyncio.gather(*jobs)
         except BaseException:
@@ -305,99 +300,105 @@ class LocalBatch:
                 task.cancel()
             raise
 
-    def _handoff_s(self, outside: list[int]) -> float:
-        """How long the loop idles after starting out-of-loop work, so the dispatcher thread can take
-        the GIL and send it before inline scoring holds the GIL: 2 ms, 20 ms with a huge response to send."""
-        huge = any(
-            isinstance(r := self.samples[i].response, str) and len(r) > QUICK_MAX_CHARS for i in outside
-        )
-        return _HANDOFF_HUGE_S if huge else _HANDOFF_S
+    async def submit(self, plan: Plan, sample: Sample, ctx: Context) -> Done:
+        """One streamed sample (a batch scorer gets a chunk of one: it may implement only score_batch well)."""
+        if plan.batch:
+            (done,) = await self.attempts.score_chunk(plan, [sample], ctx)
+            return done
+        return await self.attempts.score(plan, sample, ctx)
 
-    def results(self) -> list[Done]:
-        assert all(d is not None for d in self.done)
-        return self.done  # type: ignore[return-value]
+    async def run_groups(
+        self, runner: Any, scorer: GroupScorer, samples: list[Sample], on_done: Callable[[int], None] | None
+    ) -> ScoreBatch:
+        return await run_groups(runner, self.attempts, scorer, samples, on_done=on_done)
 
-    def _quick_pass(self) -> set[int]:
-        """Settle, before anything else, the samples whose ``quick()`` decides them, for scorers that would
-        otherwise run outside the event loop: one loop over cheap, bounded checks instead of a content key
-        and a task per sample (which cost more than the check). Undecided samples keep their place and go
-        to their worker without asking ``quick()`` again. Not with a result cache, which wants every verdict
-        keyed."""
-        settled: set[int] = set()
-        if self.runner.cache.enabled:
-            return settled
-        undecided: dict[int, Plan] = {}
-        for i, (plan, sample) in enumerate(zip(self.plans, self.samples, strict=True)):
-            if plan.mode in ("inline", "async") or plan.batch or not wants_quick(plan, sample):
-                continue
-            verdict, spent = run_quick(plan.scorer, sample)
-            if verdict is None:
-                self.plans[i] = undecided.setdefault(id(plan), dataclasses.replace(plan, quick=False))
-                continue
-            self._complete(i, self.runner.attempts.done(verdict, self.ctx, spent))
-            settled.add(i)
-        return settled
+    async def submit_group(self, runner: Any, scorer: GroupScorer, sample: Sample) -> Score:
+        return await self.gatherer.submit(runner, scorer, sample)
 
-    def _deduplicate(self, settled: set[int]) -> tuple[list[int], list[tuple[int, Score]]]:
-        self.keys = [
-            sample_key(plan.fingerprint, sample)
-            if plan.fingerprint is not None and i not in settled
-            else None
-            for i, (plan, sample) in enumerate(zip(self.plans, self.samples, strict=True))
-        ]
-        groups = group_duplicates(self.keys, self.runner.config.dedup, self.runner.cache.get)
-        self.followers, self.unique, self.cache_hits = groups.followers, groups.unique, groups.cache_hits
-        todo = [i for i in groups.todo if i not in settled] if settled else groups.todo
-        return todo, groups.hits  # hits are finished after this, once all their copies are known
+    def refuse_gathering(self, reason: str) -> None:
+        self.gatherer.refuse(reason)
 
-    def _chunks(self, idxs: list[int]) -> list[list[int]]:
-        size = self.runner.config.batch_size
+    def pool_stats(self) -> PoolStats | None:
+        pool = self.pool
+        return pool.stats() if pool is not None else None
+
+    def after_fork(self) -> None:
+        """In a forked child: the parent's workers, waiting members and locks are not ours; start afresh."""
+        if os.getpid() == self._owner_pid:
+            return
+        self._owner_pid = os.getpid()
+        self._lock = threading.Lock()
+        self.gatherer = GroupGatherer()
+        self.attempts = Attempts(self.config, self.limiter, self._get_pool)
+        if self._owns_pool:
+            self.pool = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            pool, self.pool = (self.pool, None) if self._owns_pool else (None, self.pool)
+        if pool is not None and os.getpid() == self._owner_pid:
+            pool.close()
+
+    def _get_pool(self) -> WorkerPool:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Runner is closed")
+            if self.pool is None:
+                cfg = self.config
+                self.pool = WorkerPool(
+                    size=cfg.workers,
+                    max_tasks_per_worker=cfg.max_tasks_per_worker,
+                    memory_limit_mb=cfg.memory_limit_mb,
+                    recycle_memory_mb=cfg.worker_recycle_memory_mb,
+                )
+            return self.pool
+
+    def _chunks(self, batch: Batch, idxs: list[int]) -> list[list[int]]:
+        size = self.config.batch_size
         by_scorer: dict[int, list[int]] = {}
         for i in idxs:
-            by_scorer.setdefault(id(self.plans[i].scorer), []).append(i)
+            by_scorer.setdefault(id(batch.plans[i].scorer), []).append(i)
         return [group[k : k + size] for group in by_scorer.values() for k in range(0, len(group), size)]
 
-    async def _inline(self, idxs: list[int]) -> None:
+    async def _inline(self, batch: Batch, idxs: list[int]) -> None:
         retrying = []
         for i in idxs:
-            first = await self.runner.attempts.first_try(self.plans[i], self.samples[i], self.ctx)
+            first = await self.attempts.first_try(batch.plans[i], batch.samples[i], batch.ctx)
             if isinstance(first, Done):
-                self._complete(i, first)
+                batch.complete(i, first)
             else:
-                retrying.append(self._one(i, first))
+                retrying.append(self._one(batch, i, first))
         if retrying:
             await asyncio.gather(*retrying)
 
-    async def _one(self, i: int, start: Retry | None = None) -> None:
-        done = await self.runner.attempts.score(self.plans[i], self.samples[i], self.ctx, start)
-        self._complete(i, done)
+    async def _one(self, batch: Batch, i: int, start: Retry | None = None) -> None:
+        batch.complete(i, await self.attempts.score(batch.plans[i], batch.samples[i], batch.ctx, start))
 
-    def _complete(self, i: int, done: Done) -> None:
-        plan, sample = self.plans[i], self.samples[i]
-        self.runner.cache.put(self.keys[i], done.score, plan.scorer)
-        self.runner.log_if_slow(sample, i, done.exec_s, done.score)
-        self._finish(i, done)
-
-    async def _chunk(self, idxs: list[int]) -> None:
-        plan = self.plans[idxs[0]]
-        results = await self.runner.attempts.score_chunk(plan, [self.samples[i] for i in idxs], self.ctx)
-        limit = self.runner.config.slow_sample_s
+    async def _chunk(self, batch: Batch, idxs: list[int]) -> None:
+        plan = batch.plans[idxs[0]]
+        results = await self.attempts.score_chunk(plan, [batch.samples[i] for i in idxs], batch.ctx)
+        limit = self.config.slow_sample_s
         slowest = max((d.exec_s for d in results), default=0.0)
         if limit is not None and slowest > limit:
             _log.warning(
                 "slow chunk of %d samples from #%d (task=%s): executed for %.2f s (slow_sample_s=%g)",
                 len(idxs),
                 idxs[0],
-                self.samples[idxs[0]].task,
+                batch.samples[idxs[0]].task,
                 slowest,
                 limit,
             )
         for i, done in zip(idxs, results, strict=True):
-            self.runner.cache.put(self.keys[i], done.score, plan.scorer)
-            self._finish(i, done)
+            batch.runner.cache.put(batch.keys[i], done.score, plan.scorer)
+            batch.finish(i, done)
 
-    def _finish(self, i: int, done: Done) -> None:
-        finish_with_copies(self.done, self.followers, i, done, self.on_done)
+
+def _handoff_s(samples: list[Sample], outside: list[int]) -> float:
+    """How long the loop idles after starting out-of-loop work, so the dispatcher thread can take the GIL and
+    send it before inline scoring holds the GIL: 2 ms, 20 ms with a huge response to send."""
+    huge = any(isinstance(r := samples[i].response, str) and len(r) > QUICK_MAX_CHARS for i in outside)
+    return _HANDOFF_HUGE_S if huge else _HANDOFF_S
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ made Ray actors at run time, so they can be tested without Ray."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import itertools
 import logging
@@ -40,6 +41,7 @@ __all__ = [
     "crashed",
     "first_line",
     "import_ray",
+    "unsendable",
 ]
 
 _log = logging.getLogger(__name__)
@@ -188,14 +190,19 @@ class ScoringActor:
         return out
 
     async def run_chunk(
-        self, boxes: dict[str, list[Any] | None], tokens: list[str], samples: list[Sample]
+        self,
+        boxes: dict[str, list[Any] | None],
+        tokens: list[str],
+        samples: list[Sample],
+        asked_quick: bool = False,
     ) -> tuple[list[Score], list[float], int] | str:
-        """Score a chunk; returns (scores, exec_s per sample, retries)."""
+        """Score a chunk; returns (scores, exec_s per sample, retries). ``asked_quick``: the driver already
+        asked every sample's ``quick()`` (these are the undecided ones), so the runner does not ask again."""
         scorers = await self._resolve(boxes)
         if scorers is None:
             return NEED_SCORERS
         per_sample: Any = [scorers[t] for t in tokens] if len(scorers) > 1 else scorers[tokens[0]]
-        batch = await self._runner.run(per_sample, samples)
+        batch = await self._runner.run(per_sample, samples, ask_quick=not asked_quick)
         return list(batch), list(batch.exec_s), int(batch.stats.get("retries", 0))
 
     async def submit(self, boxes: dict[str, list[Any] | None], token: str, sample: Sample) -> Score | str:
@@ -211,15 +218,23 @@ class ScoringActor:
         await self._runner.aclose()
 
 
+def _started() -> concurrent.futures.Future:
+    done: concurrent.futures.Future = concurrent.futures.Future()
+    done.set_result(True)
+    return done
+
+
 @dataclass
 class Slot:
-    """One actor position; its actor is replaced when it dies (``handle`` None: given up)."""
+    """One actor position; its actor is replaced when it dies (``handle`` None: given up). ``started`` is
+    resolved once the current actor answered (or its slot was given up): no work is sent to it before."""
 
     index: int
     handle: Any
     generation: int = 0
     load: float = 0.0  # estimated cost in flight
     known: set[str] = field(default_factory=set)  # scorer tokens this actor has been sent
+    started: concurrent.futures.Future = field(default_factory=_started)
 
 
 class ActorPool:
@@ -279,8 +294,11 @@ class ActorPool:
         if cfg.rpm or cfg.tpm:
             limiter_cls = ray.remote(LimiterActor).options(num_cpus=0, max_restarts=-1, max_task_retries=-1)
             self.limiter_handle = limiter_cls.remote(cfg.rpm, cfg.tpm)
-        # the actors' own runners: no second de-duplication or cache (done here), never raise
-        self._actor_config = cfg.replace(dedup=False, cache_size=0, on_error=0.0).as_dict()
+        # the actors' own runners: no second de-duplication or cache, no slow-sample log (the driver's scheduler
+        # does all three), never raise
+        self._actor_config = cfg.replace(
+            dedup=False, cache_size=0, on_error=0.0, slow_sample_s=None
+        ).as_dict()
         self.slots = [Slot(i, self.new_actor(i)) for i in range(self.num_actors)]
         refs = [slot.handle.ready.remote() for slot in self.slots]
         try:
@@ -311,27 +329,53 @@ class ActorPool:
                 index = live[h % len(live)]
         return index
 
-    async def on_slot(self, index: int, method: str, boxes: dict[str, list[Any]], *args: Any) -> Any:
-        """``method`` on the actor of slot ``index`` (its replacement after it dies, up to
-        ``CRASHED_AFTER`` deaths); a failed :class:`Score` when the call cannot be made."""
+    def slot(self, index: int) -> Slot | None:
+        """Slot ``index`` (None when it does not exist)."""
+        return self.slots[index] if index < len(self.slots) else None
+
+    async def ready(self, slot: Slot) -> None:
+        """Wait until the slot's current actor answered (a replacement gets no work before), or was given up."""
+        while not slot.started.done():
+            await asyncio.wrap_future(slot.started)
+
+    async def call_resending(
+        self,
+        pick: Callable[[], Slot | None],
+        method: str,
+        boxes: dict[str, list[Any]],
+        *args: Any,
+        cost: float = 0.0,
+    ) -> tuple[Any, int]:
+        """``method`` on the actor of the slot ``pick()`` gives, sent again (to a new pick) each time its actor
+        dies: (the result, or a failed :class:`Score` when the call cannot be made; the deaths). After
+        ``SUSPECT_AFTER`` deaths the call runs alone among suspects; after ``CRASHED_AFTER`` it is ``crashed``."""
         deaths = 0
         while True:
-            slot = self.slots[index] if index < len(self.slots) else None
+            slot = pick()
+            if slot is not None:
+                await self.ready(slot)
             if slot is None or slot.handle is None:
-                return Score.failure(Status.INFRA_ERROR, "no Ray actor is available for this group")
+                return Score.failure(
+                    Status.INFRA_ERROR, "no Ray actor is available (all failed to start)"
+                ), deaths
             generation = slot.generation
+            self.add_load(slot, cost)
             try:
-                return await self.call(slot, method, boxes, *args)
+                if deaths >= SUSPECT_AFTER:  # it may be what kills actors: alone among suspects
+                    async with self.suspects:
+                        return await self.call(slot, method, boxes, *args), deaths
+                return await self.call(slot, method, boxes, *args), deaths
             except self.death as exc:
                 deaths += 1
-                await self.replace(slot, generation, exc)
+                self.replace(slot, generation, exc)
                 if deaths >= CRASHED_AFTER:
-                    return crashed(exc, deaths)
+                    return crashed(exc, deaths), deaths
             except self.ray.exceptions.RayTaskError as exc:
-                return actor_error(exc)
+                return actor_error(exc), deaths
             except Exception as exc:  # the samples could not be sent (they do not pickle)
-                message = f"cannot send work to a Ray actor ({type(exc).__name__}: {first_line(exc)})"
-                return Score.failure(Status.INVALID_INPUT, message)
+                return unsendable(exc), deaths
+            finally:
+                self.add_load(slot, -cost)
 
     def pick_slot(self) -> Slot | None:
         """The live slot with the least estimated work in flight (ties: round robin)."""
@@ -365,18 +409,20 @@ class ActorPool:
         with self._lock:
             slot.load += cost
 
-    async def replace(self, slot: Slot, generation: int, error: BaseException) -> None:
-        """Replace the dead actor of ``slot`` (once per death, whoever notices first) and wait for the
-        new one to answer; a replacement that does not start gives the slot up."""
+    def replace(self, slot: Slot, generation: int, error: BaseException) -> concurrent.futures.Future:
+        """Replace the dead actor of ``slot`` at once (once per death, whoever notices first), before anything
+        else can be sent to it; the returned future resolves when the new actor answered (True) or did not
+        start and the slot was given up (False). Runs without an event loop: Ray's own future resolves it."""
         with self._lock:
             if self.closed or slot.generation != generation or slot.handle is None:
-                return
+                return slot.started
             old = slot.handle
             slot.generation += 1
             generation = slot.generation
             self.restarts += 1
             slot.handle = handle = self.new_actor(slot.index)
             slot.known = set()
+            slot.started = started = concurrent.futures.Future()
         _log.warning(
             "Ray actor %d died (%s: %s); replaced it and resubmitting its samples",
             slot.index,
@@ -385,15 +431,47 @@ class ActorPool:
         )
         with contextlib.suppress(Exception):
             self.ray.kill(old, no_restart=True)
-        try:
-            await asyncio.wait_for(await_ref(handle.ready.remote()), START_TIMEOUT_S)
-        except Exception as exc:
-            _log.error("replacement Ray actor %d did not start (%s); giving its slot up", slot.index, exc)
+        self._watch_start(slot, generation, handle, started)
+        return started
+
+    def _watch_start(
+        self, slot: Slot, generation: int, handle: Any, started: concurrent.futures.Future
+    ) -> None:
+        timer: threading.Timer | None = None
+
+        def settle(error: BaseException | None) -> None:
             with self._lock:
-                if slot.generation == generation:
-                    slot.handle = None
-            with contextlib.suppress(Exception):
-                self.ray.kill(handle, no_restart=True)
+                if started.done():
+                    return
+                if error is not None and slot.generation == generation:
+                    slot.handle = None  # the replacement did not start: give the slot up
+                if timer is not None:
+                    timer.cancel()
+                started.set_result(error is None)
+            if error is not None:
+                _log.error(
+                    "replacement Ray actor %d did not start (%s); giving its slot up", slot.index, error
+                )
+                with contextlib.suppress(Exception):
+                    self.ray.kill(handle, no_restart=True)
+
+        try:
+            answer = handle.ready.remote().future()
+        except Exception as exc:
+            settle(exc)
+            return
+        timer = threading.Timer(
+            START_TIMEOUT_S, settle, args=(TimeoutError(f"no answer within {START_TIMEOUT_S:g} s"),)
+        )
+        timer.daemon = True
+        timer.start()
+        answer.add_done_callback(lambda f: settle(_failure_of(f)))
+
+
+def _failure_of(future: concurrent.futures.Future) -> BaseException | None:
+    if future.cancelled():
+        return RuntimeError("the call was cancelled")
+    return future.exception()
 
 
 async def await_ref(ref: Any) -> Any:
@@ -423,6 +501,13 @@ def actor_error(exc: BaseException) -> Score:
     return Score.failure(
         Status.SCORER_ERROR,
         f"the Ray actor failed to run the call: {type(cause).__name__}: {first_line(cause)}",
+    )
+
+
+def unsendable(exc: BaseException) -> Score:
+    return Score.failure(
+        Status.INVALID_INPUT,
+        f"the sample cannot be sent to a Ray actor ({type(exc).__name__}: {first_line(exc)})",
     )
 
 

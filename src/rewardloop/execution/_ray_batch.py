@@ -1,26 +1,22 @@
-"""One :meth:`RayRunner.run` call (:class:`RayBatch`): de-duplication and ``quick()`` verdicts in the driver,
-the rest split into cost-balanced chunks (:func:`split`) that the actors pull two at a time; work of an actor
-that died goes back to the queue, suspects alone."""
+"""The Ray executor's batches (:class:`Lanes`): the leaders the scheduler left (after de-duplication and ``quick()``
+verdicts in the driver) split into cost-balanced chunks (:func:`split`) that the actors pull two at a time; work
+of an actor that died goes back to the queue, suspects alone."""
 
 from __future__ import annotations
 
 import asyncio
 import heapq
 import math
-import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..scorers import Scorer
 from ..types import Sample, Score, Status
-from ._attempt import quick_allowed, run_quick
-from ._cache import sample_key
-from ._ray_actors import CRASHED_AFTER, SUSPECT_AFTER, Slot, actor_error, crashed, first_line
-from ._report import Done, finish_with_copies, group_duplicates
+from ._ray_actors import CRASHED_AFTER, SUSPECT_AFTER, Slot, actor_error, crashed, first_line, unsendable
 
-__all__ = ["Chunk", "RayBatch", "cost", "split"]
+__all__ = ["Chunk", "Lanes", "cost", "split"]
 
 _BASE_COST = 256.0  # fixed cost of one sample, in characters of response (the default cost estimate)
 _CHUNKS_PER_ACTOR = 4  # chunks a batch is split into, per actor
@@ -34,89 +30,50 @@ class Chunk:
     deaths: int = 0
 
 
-class RayBatch:
-    """One :meth:`RayRunner.run` call: de-duplication, quick verdicts, chunks, lanes, fan-out."""
+class Lanes:
+    """The leaders of one batch on the actors: cost-balanced chunks in a queue, two lanes per actor pulling
+    from it; the work of an actor that died goes back to the queue, suspects alone."""
 
-    def __init__(
-        self,
-        runner: Any,
-        samples: list[Sample],
-        scorers: list[Scorer],
-        on_done: Callable[[int], None] | None,
-        t0: float,
-    ) -> None:
-        self.runner = runner
-        self.samples = samples
-        self.scorers = scorers
-        self.on_done = on_done
-        self.t0 = t0
-        self.done: list[Done | None] = [None] * len(samples)
-        self.keys: list[str | None] = [None] * len(samples)
+    def __init__(self, executor: Any, batch: Any, todo: list[int]) -> None:
+        self.pool = executor.actor_pool
+        self.executor = executor
+        self.batch = batch
         self.tokens: dict[int, tuple[str, list[Any]]] = {}
-        self.followers: dict[int, list[int]] = {}
-        self.unique = 0
-        self.cache_hits = 0
-        self.retries = 0
+        boxes: dict[int, tuple[str, list[Any]]] = {}
+        for i in todo:
+            scorer = batch.plans[i].scorer
+            box = boxes.get(id(scorer))
+            if box is None:
+                box = boxes[id(scorer)] = executor.scorer_box(scorer)
+            self.tokens[i] = box
+        self.todo = todo
         self.resubmitted = 0
-        self.chunks = 0
-        self.latencies: list[float] = []
-        self.exec_times: list[float] = []
         self.queue: deque[Chunk] = deque()
         self.running = 0
         self.cond: asyncio.Condition | None = None
 
-    async def execute(self) -> None:
-        todo = self._deduplicate()
-        todo = self._quick(todo)
-        if not todo:
-            return
-        chunks = split(
-            todo, [cost(self.scorers[i], self.samples[i]) for i in todo], self._n_chunks(len(todo))
-        )
-        self.chunks = len(chunks)
-        self.queue.extend(chunks)
-        self.cond = asyncio.Condition()
-        slots = list(self.runner.actor_pool.slots)
-        await asyncio.gather(*(self._lane(slot) for slot in slots for _ in range(_LANES_PER_ACTOR)))
+    async def run(self) -> None:
+        batch, todo = self.batch, self.todo
+        chunks = split(todo, self._costs(todo), self._n_chunks(len(todo))) if todo else []
+        if chunks:
+            self.queue.extend(chunks)
+            self.cond = asyncio.Condition()
+            slots = list(self.pool.slots)
+            await asyncio.gather(*(self._lane(slot) for slot in slots for _ in range(_LANES_PER_ACTOR)))
         while self.queue:  # every actor gave up: what is left fails
             chunk = self.queue.popleft()
             failure = Score.failure(Status.INFRA_ERROR, "no Ray actor is available (all failed to start)")
             for i in chunk.idxs:
                 self._complete(i, failure, 0.0)
-
-    def results(self) -> list[Done]:
-        assert all(d is not None for d in self.done)
-        return self.done  # type: ignore[return-value]
+        batch.extra.update(actors=self.executor.num_actors, chunks=len(chunks), resubmitted=self.resubmitted)
 
     def _n_chunks(self, n: int) -> int:
-        live = sum(1 for s in self.runner.actor_pool.slots if s.handle is not None)
+        live: int = self.pool.live
         return max(1, min(n, max(1, live) * _CHUNKS_PER_ACTOR))
 
-    def _deduplicate(self) -> list[int]:
-        runner = self.runner
-        for i, (scorer, sample) in enumerate(zip(self.scorers, self.samples, strict=True)):
-            token, box, fingerprint = runner.scorer_box(scorer)
-            self.tokens[i] = (token, box)
-            self.keys[i] = sample_key(fingerprint, sample) if fingerprint is not None else None
-        groups = group_duplicates(self.keys, runner.config.dedup, runner.cache.get)
-        self.followers, self.unique, self.cache_hits = groups.followers, groups.unique, groups.cache_hits
-        for i, score in groups.hits:
-            self._finish(i, Done(score, 0.0, 0.0))
-        return groups.todo
-
-    def _quick(self, todo: list[int]) -> list[int]:
-        rest = []
-        for i in todo:
-            scorer = self.scorers[i]
-            if not quick_allowed(scorer, self.runner.mode_of(scorer), self.samples[i]):
-                rest.append(i)
-                continue
-            verdict, spent = run_quick(scorer, self.samples[i])
-            if verdict is None:
-                rest.append(i)
-            else:
-                self._complete(i, verdict, spent)
-        return rest
+    def _costs(self, idxs: list[int]) -> list[float]:
+        batch = self.batch
+        return [cost(batch.plans[i].scorer, batch.samples[i]) for i in idxs]
 
     async def _take(self) -> Chunk | None:
         assert self.cond is not None
@@ -140,14 +97,14 @@ class RayBatch:
             self.cond.notify_all()
 
     async def _lane(self, slot: Slot) -> None:
-        runner = self.runner
-        while slot.handle is not None and not runner.closed:  # None: the slot was given up
+        pool = self.pool
+        while slot.handle is not None and not pool.closed:  # None: the slot was given up
             chunk = await self._take()
             if chunk is None:
                 return
             try:
                 if chunk.deaths >= SUSPECT_AFTER:  # may be what kills actors: alone among suspects
-                    async with runner.actor_pool.suspects:
+                    async with pool.suspects:
                         again = await self._send(slot, chunk)
                 else:
                     again = await self._send(slot, chunk)
@@ -157,8 +114,9 @@ class RayBatch:
                 await self._release()
 
     async def _send(self, slot: Slot, chunk: Chunk) -> list[Chunk]:
-        """Run one chunk on one actor; returns the chunks to send again (after the actor died)."""
-        runner, ray = self.runner, self.runner.actor_pool.ray
+        """Run one chunk on one actor; returns the chunks to send again (the slot was given up)."""
+        pool = self.pool
+        await pool.ready(slot)  # a replacement gets work only once it answered
         handle, generation = slot.handle, slot.generation
         if handle is None:
             return [chunk]
@@ -169,24 +127,25 @@ class RayBatch:
             token, box = self.tokens[i]
             boxes.setdefault(token, box)
             tokens.append(token)
-        runner.actor_pool.add_load(slot, chunk.cost)
+        pool.add_load(slot, chunk.cost)
         try:
-            scores, exec_times, retries = await runner.actor_pool.call(
-                slot, "run_chunk", boxes, tokens, [self.samples[i] for i in idxs]
+            scores, exec_times, retries = await pool.call(
+                slot, "run_chunk", boxes, tokens, [self.batch.samples[i] for i in idxs], True
             )
-        except runner.actor_pool.death as exc:
+        except pool.death as exc:
+            # the slot gets its fresh actor first, so no lane sends this work to the dead one again
+            pool.replace(slot, generation, exc)
             chunk.deaths += 1
             again = [chunk]
             if len(idxs) == 1 and chunk.deaths >= CRASHED_AFTER:
                 self._complete(idxs[0], crashed(exc, chunk.deaths), 0.0)
                 again = []
             elif len(idxs) > 1 and chunk.deaths >= SUSPECT_AFTER:  # find the sample to blame
-                again = [Chunk([i], c, chunk.deaths) for i, c in zip(idxs, _costs(self, idxs), strict=True)]
+                again = [Chunk([i], c, chunk.deaths) for i, c in zip(idxs, self._costs(idxs), strict=True)]
             self.resubmitted += sum(len(c.idxs) for c in again)
             await self._put_back(again)  # other actors may take it while this one is replaced
-            await runner.actor_pool.replace(slot, generation, exc)
             return []
-        except ray.exceptions.RayTaskError as exc:  # the actor method itself failed (e.g. unpickling)
+        except pool.ray.exceptions.RayTaskError as exc:  # the actor method itself failed (e.g. unpickling)
             failure = actor_error(exc)
             for i in idxs:
                 self._complete(i, failure, 0.0)
@@ -194,27 +153,20 @@ class RayBatch:
         except Exception as exc:  # a sample that does not pickle: fail it alone, resend the rest
             return self._unsendable(chunk, exc)
         finally:
-            runner.actor_pool.add_load(slot, -chunk.cost)
-        self.retries += retries
+            pool.add_load(slot, -chunk.cost)
+        self.batch.ctx.retries += retries
         for i, score, exec_s in zip(idxs, scores, exec_times, strict=True):
             self._complete(i, score, exec_s)
         return []
 
     def _unsendable(self, chunk: Chunk, exc: BaseException) -> list[Chunk]:
-        pickle = self.runner.actor_pool.ray.cloudpickle
+        pickle = self.pool.ray.cloudpickle
         keep: list[int] = []
         for i in chunk.idxs:
             try:
-                pickle.dumps(self.samples[i])
+                pickle.dumps(self.batch.samples[i])
             except Exception as err:
-                self._complete(
-                    i,
-                    Score.failure(
-                        Status.INVALID_INPUT,
-                        f"the sample cannot be sent to a Ray actor ({type(err).__name__}: {first_line(err)})",
-                    ),
-                    0.0,
-                )
+                self._complete(i, unsendable(err), 0.0)
             else:
                 keep.append(i)
         if len(keep) == len(chunk.idxs):  # no single sample is to blame
@@ -225,18 +177,12 @@ class RayBatch:
             for i in keep:
                 self._complete(i, failure, 0.0)
             return []
-        return [Chunk(keep, sum(_costs(self, keep)), chunk.deaths)] if keep else []
+        return [Chunk(keep, sum(self._costs(keep)), chunk.deaths)] if keep else []
 
     def _complete(self, i: int, score: Score, exec_s: float) -> None:
-        """Sample ``i`` (a leader) was executed now."""
-        latency = time.perf_counter() - self.t0
-        self.latencies.append(latency)
-        self.exec_times.append(exec_s)
-        self.runner.cache.put(self.keys[i], score, self.scorers[i])
-        self._finish(i, Done(score, max(0.0, latency - exec_s), exec_s))
-
-    def _finish(self, i: int, done: Done) -> None:
-        finish_with_copies(self.done, self.followers, i, done, self.on_done)
+        """Leader ``i`` was executed now."""
+        batch = self.batch
+        batch.complete(i, batch.ctx.done(score, exec_s))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -254,10 +200,6 @@ def cost(scorer: Scorer, sample: Sample) -> float:
         except Exception:
             pass
     return _BASE_COST + len(sample.response)
-
-
-def _costs(batch: RayBatch, idxs: list[int]) -> list[float]:
-    return [cost(batch.scorers[i], batch.samples[i]) for i in idxs]
 
 
 def split(idxs: list[int], costs: list[float], n: int) -> list[Chunk]:

@@ -9,6 +9,7 @@ import concurrent.futures
 import copy
 import math
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "finish_batch",
     "finish_with_copies",
     "group_duplicates",
+    "report",
 ]
 
 # results worth remembering: a timeout, a crash or an infrastructure error may go otherwise next time
@@ -158,6 +160,35 @@ def finish_batch(
         err.batch = result  # type: ignore[attr-defined]
         raise err
     return result
+
+
+def report(
+    done: Sequence[Done],
+    samples: Sequence[Sample],
+    *,
+    t0: float,
+    on_error: Any,
+    unique: int,
+    latencies: Sequence[float] | None = None,
+    exec_times: Sequence[float] | None = None,
+    cache_hits: int = 0,
+    retries: int = 0,
+    extra: dict[str, Any] | None = None,
+) -> ScoreBatch:
+    """The :class:`ScoreBatch` of finished samples, with its ``stats`` (:func:`batch_stats`; ``latencies`` and
+    ``exec_times`` default to every row's, ``extra`` adds keys) and the failure policy (:func:`finish_batch`)."""
+    stats = batch_stats(
+        [d.score.status for d in done],
+        latencies=[d.queue_s + d.exec_s for d in done] if latencies is None else latencies,
+        exec_times=[d.exec_s for d in done] if exec_times is None else exec_times,
+        wall_s=time.perf_counter() - t0,
+        unique=unique,
+        cache_hits=cache_hits,
+        retries=retries,
+    )
+    if extra:
+        stats.update(extra)
+    return finish_batch(done, samples, stats, on_error)
 
 
 def failure_error(score: Score, sample: Sample, index: int | None, failed: int, n: int) -> ScoringError:

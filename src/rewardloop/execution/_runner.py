@@ -33,21 +33,24 @@ How one batch runs (``await runner.run(scorer, samples)``):
    ``on_error="raise"`` a :class:`ScoringError` naming the first failed sample is raised once the whole
    batch is done (the batch is on the exception as ``.batch``).
 
-Timing: ``exec_s`` is the time spent executing (summed over attempts; for process work it is measured
-in the worker; for a failed process attempt, the time from submission to the failure). ``queue_s`` is
-the rest of the sample's latency since the batch started: slots, rate limits, the pool's queue, backoff.
+Timing: ``exec_s`` is the time an attempt ran (summed over attempts; for process work measured in the
+worker, from the task's start there to its reply or kill). ``queue_s`` is the rest of the sample's latency
+since the batch started: slots, rate limits, the pool's queue, backoff.
 
-The interface a distributed backend (``RayRunner``) must keep: ``Runner(config=None, **overrides)``,
-``config``, ``await run(scorer, samples, on_done=None) -> ScoreBatch``, ``run_sync(...)``,
-``await submit(scorer, sample) -> Score``, ``close()`` / ``await aclose()``, and both context-manager
-protocols. Two hooks let it reuse this class inside each actor: ``limiter=`` takes any
-:class:`~rewardloop.execution._limits.Limiter` (e.g. one backed by a shared limiter actor, so limits stay
-global), and ``pool=`` an existing :class:`WorkerPool` (not closed by the runner).
-:func:`batch_stats` builds the ``stats`` mapping from merged columns.
+**One scheduler, pluggable executors.** This class is the scheduler: plans, ``quick()`` verdicts, de-duplication,
+the cache, whole-share dispatch (group scorers, composites), statuses, stats and the failure policy. Where the
+leaders of a batch are scored is the executor's job (``executor=``): :class:`~._local.LocalExecutor` (the default:
+the event loop, threads, a worker pool; ``limiter=`` and ``pool=`` configure it) or
+:class:`~._ray.RayExecutor` (Ray actors, each running a local runner; :class:`~._ray.RayRunner` is this class over
+it). An executor has ``driver_quick(plan)``, ``await execute(batch, todo)``,
+``await submit(plan, sample, ctx) -> Done``, ``await run_groups(runner, scorer, samples, on_done)``,
+``await submit_group(runner, scorer, sample)``, ``refuse_gathering(reason)``, ``pool_stats()``,
+``after_fork()`` and ``close()``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
@@ -59,30 +62,16 @@ from typing import Any, TypeVar
 from ..errors import ConfigError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
-from ._attempt import (
-    Budget,
-    Context,
-    Plan,
-    StreamBudget,
-    is_async_scorer,
-)
+from ._attempt import Budget, Context, Plan, StreamBudget, make_plan, run_quick, wants_quick
+from ._batch import Batch
 from ._cache import sample_key, scorer_fingerprint
-from ._config import EXECUTIONS, RunnerConfig
-from ._grouped import GroupGatherer, run_groups
-from ._limits import Limiter, RateLimiter
-from ._local import Attempts, LocalBatch
-from ._report import (
-    Inflight,
-    ResultCache,
-    batch_stats,
-    check_samples,
-    failure_error,
-    finish_batch,
-)
+from ._config import RunnerConfig
+from ._limits import Limiter
+from ._local import LocalExecutor
+from ._report import Inflight, ResultCache, batch_stats, check_samples, failure_error
 from ._sync import RunnerFacade, SyncBridge, resolve_scorer_like
 from ._whole import run_whole, submit_whole
-from ._worker_proc import check_timeout
-from ._workers import PoolStats, WorkerPool
+from ._workers import WorkerPool
 
 __all__ = ["Runner", "batch_stats"]
 
@@ -97,11 +86,12 @@ _STREAM_PLANS = 64  # scorers whose plan submit() remembers
 class Runner(RunnerFacade):
     """Scores samples with hard deadlines, isolation, limits, retries, de-duplication and a failure policy.
 
-    ``Runner(config=None, **overrides)``: ``config`` is a :class:`RunnerConfig` or a mapping (parsed by
-    :meth:`RunnerConfig.from_dict`); keyword overrides are config fields. ``limiter`` replaces the
-    runner's own :class:`RateLimiter` (built from ``rpm``/``tpm``); ``pool`` lends it a
-    :class:`WorkerPool` it will not close. Otherwise the runner creates its worker pool on first use
-    of a process scorer and keeps it until :meth:`close` (or the end of a ``with`` block).
+    ``Runner(config=None, *, executor=None, limiter=None, pool=None, **overrides)``: ``config`` is a
+    :class:`RunnerConfig` or a mapping (parsed by :meth:`RunnerConfig.from_dict`); keyword overrides are config
+    fields. ``executor`` is where samples are scored (default: a local executor built from the config, whose
+    rate limiter ``limiter`` replaces and whose :class:`WorkerPool` ``pool`` lends, not to be closed here). The
+    local executor creates its worker pool on first use of a process scorer and keeps it until :meth:`close`
+    (or the end of a ``with`` block).
 
     Safe to share: any number of threads and event loops may call it at once; ``max_concurrency``,
     the rate limits and the cache are shared by all of them.
@@ -111,23 +101,24 @@ class Runner(RunnerFacade):
         self,
         config: RunnerConfig | Mapping[str, Any] | None = None,
         *,
+        executor: Any = None,
         limiter: Limiter | None = None,
         pool: WorkerPool | None = None,
         **overrides: Any,
     ) -> None:
         config = RunnerConfig.coerce(config, overrides)
+        if executor is None:
+            executor = LocalExecutor(config, limiter, pool)
+        elif limiter is not None or pool is not None:
+            raise ConfigError("limiter= and pool= configure the local executor; not allowed with executor=")
         self.config: RunnerConfig = config
-        self._limiter: Limiter = limiter if limiter is not None else RateLimiter(config.rpm, config.tpm)
-        self.attempts = Attempts(config, self._limiter, self._get_pool)
+        self.executor = executor
         self.cache = ResultCache(config.cache_size)
         self._stream_budget = StreamBudget(config.retry_budget)
         self._lock = threading.Lock()
-        self._pool = pool
-        self._owns_pool = pool is None
-        self._bridge = SyncBridge("Runner")
+        self._bridge = SyncBridge(type(self).__name__)
         self._inflight = Inflight()
         self._plans: OrderedDict[int, tuple[Scorer, Plan]] = OrderedDict()
-        self._gatherer = GroupGatherer()  # streamed members of group scorers wait here for their group
         self._closed = False
         self._owner_pid = os.getpid()
 
@@ -139,6 +130,7 @@ class Runner(RunnerFacade):
         samples: Iterable[Sample],
         *,
         on_done: Callable[[int], None] | None = None,
+        ask_quick: bool = True,
     ) -> ScoreBatch:
         """Score ``samples``; the result is in input order.
 
@@ -146,6 +138,8 @@ class Runner(RunnerFacade):
         with :func:`~rewardloop.as_scorer`), or a list with one :class:`Scorer` per sample (mixed
         batches, e.g. routed by task). ``on_done(i)`` is called in the event loop as sample ``i``
         finishes (progress bars). Per-sample failures are statuses, unless ``on_error="raise"``.
+        ``ask_quick=False``: the caller already asked every sample's ``quick()`` (a Ray driver, which sends
+        only the undecided ones), so it is not asked again.
         """
         t0 = time.perf_counter()
         self._check_usable()
@@ -154,14 +148,16 @@ class Runner(RunnerFacade):
         plans: dict[int, Plan] = {}
         for sc in scorers:
             if id(sc) not in plans:
-                plans[id(sc)] = self.plan(sc)
+                plan = self.plan(sc)
+                plans[id(sc)] = plan if ask_quick else dataclasses.replace(plan, quick=False)
         whole = await run_whole(self, scorers, samples, on_done)  # composite / group scorers: whole shares
         if whole is not None:
             return whole
         ctx = Context(t0=t0, budget=Budget(self.config.retry_budget))
-        batch = LocalBatch(self, samples, [plans[id(sc)] for sc in scorers], ctx, on_done)
-        await batch.execute()
-        return self._report(batch)
+        batch = Batch(self, samples, [plans[id(sc)] for sc in scorers], ctx, on_done)
+        todo = batch.prepare(self.executor.driver_quick)
+        await self.executor.execute(batch, todo)
+        return batch.report(self.config.on_error)
 
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
         """Score one sample as soon as it arrives (streaming); returns its :class:`Score`.
@@ -175,17 +171,14 @@ class Runner(RunnerFacade):
         self._check_usable()
         check_samples([sample])
         scorer = resolve_scorer_like(scorer)
-        special = await submit_whole(self, scorer, sample)  # a group member waits for its group
-        if special is not None:
-            if self.config.on_error == "raise" and not special.ok:
-                raise failure_error(special, sample, None, 1, 1)
-            return special
-        plan = self._stream_plan(scorer)
-        key = sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
-        score = self.cache.get(key)
+        score = await submit_whole(self, scorer, sample)  # a group member waits for its group
         if score is None:
-            dedup_key = key if self.config.dedup else None
-            score = await self._inflight.run(dedup_key, lambda: self._submit_one(plan, sample, key, t0))
+            plan = self._stream_plan(scorer)
+            key = sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
+            score = self.cache.get(key)
+            if score is None:
+                dedup_key = key if self.config.dedup else None
+                score = await self._inflight.run(dedup_key, lambda: self._submit_one(plan, sample, key, t0))
         if self.config.on_error == "raise" and not score.ok:
             raise failure_error(score, sample, None, 1, 1)
         return score
@@ -193,26 +186,26 @@ class Runner(RunnerFacade):
     async def run_groups(
         self, scorer: GroupScorer, samples: Sequence[Sample], *, on_done: Callable[[int], None] | None = None
     ) -> ScoreBatch:
-        """Score ``samples`` with a group scorer: each group (same uid) in one call on one slot (see
-        :mod:`._grouped`). :meth:`run` comes here for group scorers."""
-        return await run_groups(self, scorer, samples, on_done=on_done)
+        """Score ``samples`` with a group scorer: each group (same uid) whole in one call on one executor slot
+        (see :mod:`._grouped`). :meth:`run` comes here for group scorers."""
+        return await self.executor.run_groups(self, scorer, list(samples), on_done)
+
+    async def submit_group(self, scorer: GroupScorer, sample: Sample) -> Score:
+        """Stream one member of a group: it waits for the rest of its group (see :mod:`._grouped`)."""
+        return await self.executor.submit_group(self, scorer, sample)
 
     def refuse_gathering(self, reason: str) -> None:
         """Members of a group that would wait for members arriving in other calls fail at once instead
         (``invalid_input`` naming ``reason``): for deployments where those calls reach other processes."""
-        self._gatherer.refuse(reason)
+        self.executor.refuse_gathering(reason)
 
-    async def submit_group(self, scorer: GroupScorer, sample: Sample) -> Score:
-        """Stream one member of a group: it waits here for the rest of its group (see :mod:`._grouped`)."""
-        return await self._gatherer.submit(self, scorer, sample)
-
-    def pool_stats(self) -> PoolStats | None:
-        """Counters of the worker pool (None before any process scorer ran)."""
-        pool = self._pool
-        return pool.stats() if pool is not None else None
+    def pool_stats(self) -> Any:
+        """Counters of the executor's worker pool(s) (locally: None before any process scorer ran)."""
+        return self.executor.pool_stats()
 
     def close(self) -> None:
-        """Stop the private event loop and the worker pool (if the runner owns it). Idempotent.
+        """Stop the private event loop and the executor (a local one closes the worker pool it owns).
+        Idempotent.
 
         Meant for when no batch is running: a ``run_sync`` still in progress is cancelled (its caller gets
         ``CancelledError``); work already handed to the pool from other event loops finishes within its
@@ -222,56 +215,39 @@ class Runner(RunnerFacade):
             if self._closed:
                 return
             self._closed = True
-            pool, self._pool = (self._pool, None) if self._owns_pool else (None, self._pool)
         self._bridge.close()
-        if pool is not None and os.getpid() == self._owner_pid:
-            pool.close()
+        self.executor.close()
 
     def __repr__(self) -> str:
-        c = self.config
         state = "closed" if self._closed else "open"
-        return f"<Runner workers={c.workers} max_concurrency={c.max_concurrency} {state}>"
+        return f"<{type(self).__name__} {self.executor!r} {state}>"
 
     # -- set-up --------------------------------------------------------------------------------------
 
     def _check_usable(self) -> None:
         if self._closed:
-            raise RuntimeError("this Runner is closed")
+            raise RuntimeError(f"this {type(self).__name__} is closed")
         if os.getpid() != self._owner_pid:
-            # Forked: the parent's pool workers, loop thread, in-flight samples and locks are not ours
-            # (a lock may have been held by a parent thread at fork time). Start afresh, lazily.
+            # Forked: the parent's loop thread, in-flight samples and locks are not ours (a lock may have
+            # been held by a parent thread at fork time). Start afresh, lazily.
             self._owner_pid = os.getpid()
             self._lock = threading.Lock()
-            self._bridge = SyncBridge("Runner")
+            self._bridge = SyncBridge(type(self).__name__)
             self._inflight = Inflight()
-            self._gatherer = GroupGatherer()  # the parent's waiting members are not ours either
-            self.attempts = Attempts(self.config, self._limiter, self._get_pool)
-            if self._owns_pool:
-                self._pool = None
+            self.executor.after_fork()
 
     def plan(self, scorer: Scorer) -> Plan:
+        """How ``scorer`` runs here (mode, deadline, batch and quick flags, and its fingerprint when it is
+        de-duplicated or cached)."""
         cfg = self.config
-        if is_async_scorer(scorer):
-            mode = "async"
-        else:
-            mode = cfg.execution or getattr(scorer, "execution", "inline")
-            if mode not in EXECUTIONS:
-                raise ConfigError(f"{scorer!r} has execution={mode!r}; allowed: {', '.join(EXECUTIONS)}")
-        timeout = cfg.timeout_s if cfg.timeout_s is not None else getattr(scorer, "timeout_s", None)
-        # an inline scorer is cheap by contract: hashing a sample costs about what scoring it does, so only
-        # a result cache (which spans batches) keys it; de-duplication is for scorers that cost something
-        keyed = (cfg.dedup and mode != "inline") or self.cache.enabled
-        return Plan(
-            scorer=scorer,
-            mode=mode,
-            deadline=check_timeout(timeout),
-            batch=bool(getattr(scorer, "supports_batch", False)) and mode != "async",
-            quick=type(scorer).quick is not Scorer.quick,
-            fingerprint=scorer_fingerprint(scorer) if keyed else None,
-        )
+        plan = make_plan(scorer, execution=cfg.execution, timeout_s=cfg.timeout_s)
+        # an inline scorer is cheap by contract: hashing a sample costs about what scoring it does (and more than
+        # shipping it to a Ray actor), so only a result cache (which spans batches) keys it
+        keyed = (cfg.dedup and plan.mode != "inline") or self.cache.enabled
+        return dataclasses.replace(plan, fingerprint=scorer_fingerprint(scorer)) if keyed else plan
 
     def _stream_plan(self, scorer: Scorer) -> Plan:
-        """:meth:`_plan`, remembered for the last few scorers: streaming plans once per scorer, not
+        """:meth:`plan`, remembered for the last few scorers: streaming plans once per scorer, not
         once per sample (the entry holds the scorer, so its id cannot be reused while remembered)."""
         with self._lock:
             entry = self._plans.get(id(scorer))
@@ -285,26 +261,17 @@ class Runner(RunnerFacade):
                 self._plans.popitem(last=False)
         return plan
 
-    def _get_pool(self) -> WorkerPool:
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("this Runner is closed")
-            if self._pool is None:
-                cfg = self.config
-                self._pool = WorkerPool(
-                    size=cfg.workers,
-                    max_tasks_per_worker=cfg.max_tasks_per_worker,
-                    memory_limit_mb=cfg.memory_limit_mb,
-                    recycle_memory_mb=cfg.worker_recycle_memory_mb,
-                )
-            return self._pool
-
     async def _submit_one(self, plan: Plan, sample: Sample, key: str | None, t0: float) -> Score:
         ctx = Context(t0=t0, budget=self._stream_budget)
-        if plan.batch:  # a chunk of one: batch scorers may implement only score_batch well
-            (done,) = await self.attempts.score_chunk(plan, [sample], ctx)
-        else:
-            done = await self.attempts.score(plan, sample, ctx)
+        done = None
+        if wants_quick(plan, sample) and self.executor.driver_quick(plan):
+            verdict, spent = run_quick(plan.scorer, sample)
+            if verdict is not None:
+                done = ctx.done(verdict, spent)
+            else:
+                plan = dataclasses.replace(plan, quick=False)
+        if done is None:
+            done = await self.executor.submit(plan, sample, ctx)
         self.cache.put(key, done.score, plan.scorer)
         self.log_if_slow(sample, None, done.exec_s, done.score)
         info = {**done.score.info, "queue_s": round(done.queue_s, 6), "exec_s": round(done.exec_s, 6)}
@@ -329,18 +296,3 @@ class Runner(RunnerFacade):
             limit,
             score.status.value,
         )
-
-    def _report(self, batch: LocalBatch) -> ScoreBatch:
-        ctx = batch.ctx
-        done = batch.results()
-        wall = time.perf_counter() - ctx.t0
-        stats = batch_stats(
-            [d.score.status for d in done],
-            latencies=ctx.executed_latency,
-            exec_times=ctx.executed_exec,
-            wall_s=wall,
-            unique=batch.unique,
-            cache_hits=batch.cache_hits,
-            retries=ctx.retries,
-        )
-        return finish_batch(done, batch.samples, stats, self.config.on_error)

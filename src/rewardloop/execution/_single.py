@@ -1,58 +1,53 @@
-"""Score one sample under the scorer's declared execution mode, turning every per-sample failure into data.
+"""Score one sample, without a batch, on the runner's own attempt code.
 
-:func:`score_one` is the single-sample sync path (the verl facade's ``default_compute_score`` runs on it);
-:func:`ascore_one` is the same for an event loop. Both:
+:func:`score_one` is the single-sample sync path (the verl facade's ``default_compute_score`` and
+``rewardloop.score`` run on it); :func:`ascore_one` is the same for an event loop. Both build the sample's
+:class:`~rewardloop.execution._attempt.Plan` with :func:`~rewardloop.execution._attempt.make_plan` (the runner's
+rules: async scorers are awaited, else the scorer's ``execution``; the deadline is ``timeout``, else
+``scorer.timeout_s``) and run it through the local executor's :class:`~rewardloop.execution._local.Attempts`,
+so the ``quick()`` size guard, deadlines, result checks (finite rewards) and failure statuses are the runner's:
 
-1. run ``scorer.quick(sample)`` inline; a non-``None`` verdict is final;
-2. otherwise run ``scorer.score(sample)`` as ``scorer.execution`` says:
+* ``"inline"``: in the caller (``quick()`` first); no deadline.
+* ``"thread"``: a daemon thread of its own under the deadline (at the deadline the caller stops *waiting*,
+  status ``timeout``); without a deadline, in the calling thread, which blocks anyway.
+* ``"process"``: a :class:`~rewardloop.execution._workers.WorkerPool` worker (``pool``, or
+  :func:`~rewardloop.execution._workers.default_pool`), killed at the deadline.
+* async: awaited under the deadline.
 
-   * ``"inline"``: in the caller. The scorer promises bounded work, so no deadline is applied.
-   * ``"thread"``: in a daemon thread of its own (in the caller's thread when there is no deadline); at the
-     deadline the caller stops *waiting* (status ``timeout``): a thread cannot be killed, so it runs on in
-     the background. Work that can hang belongs in ``"process"``.
-   * ``"process"``: in a :class:`~rewardloop.execution._workers.WorkerPool` worker (``pool``, or
-     :func:`~rewardloop.execution._workers.default_pool`), killed at the deadline
-     (``timeout``, else ``scorer.timeout_s``).
-
-3. never raise for a per-sample failure: :func:`failure_score` maps ``ScoringTimeout`` -> ``timeout``,
-   ``WorkerCrashed`` -> ``crashed``/``oom``, ``InvalidSampleError`` -> ``invalid_input``,
-   ``InfraError`` -> ``infra_error`` (no retry here; the Runner retries), and any other
-   ``Exception`` -> ``scorer_error`` (``info["error"]`` = ``"ExcType: message"``, ``info["traceback"]``
-   = a short traceback, the worker's one for process work). A result that is not a ``Score`` goes
-   through :func:`~rewardloop.scorers._base.coerce_score`.
-
-``info["exec_s"]`` holds the wall-clock seconds this call spent on the sample (quick check, queueing in
-the pool and execution together). Configuration errors (an unknown ``execution``, a bad ``timeout``)
-do raise, with the allowed values named.
+Work that leaves the caller runs on a private event loop (``score_one``) or the caller's loop
+(``ascore_one``). Per-sample failures come back as a failed :class:`Score` (see
+:func:`~rewardloop.execution._attempt.failure_score`); infrastructure errors are not retried here (the
+:class:`Runner` retries). ``info["exec_s"]`` is the wall-clock time of the call. Configuration errors (an
+unknown ``execution``, a bad ``timeout``) raise, naming what is allowed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import threading
 import time
-import traceback
-from collections.abc import Callable
 from typing import Any
 
-from ..errors import (
-    ConfigError,
-    InfraError,
-    InvalidSampleError,
-    RateLimited,
-    ScoringError,
-    ScoringTimeout,
-    WorkerCrashed,
-)
-from ..scorers import Scorer, coerce_score
-from ..types import Sample, Score, Status
-from ._worker_main import RemoteTraceback
-from ._worker_proc import check_timeout
+from ..scorers import Scorer
+from ..types import Sample, Score
+from ._attempt import Budget, Context, Plan, failure_score, make_plan
+from ._config import RunnerConfig
+from ._limits import RateLimiter
+from ._local import Attempts
+from ._report import Done
+from ._sync import SyncBridge
 from ._workers import WorkerPool, default_pool
 
 __all__ = ["ascore_one", "failure_score", "score_one"]
 
-_EXECUTIONS = ("inline", "thread", "process")
-_TB_CHARS = 2000
+# one sample, one attempt: no retries (the Runner retries), no de-duplication, no cache
+_CONFIG = RunnerConfig(retries=0, dedup=False, cache_size=0, slow_sample_s=None)
+_lock = threading.Lock()
+_attempts: dict[int, tuple[WorkerPool | None, Attempts]] = {}
+_plans: dict[tuple[int, float | None], Plan] = {}
+_bridge: SyncBridge | None = None
+_pid = os.getpid()  # a forked child starts afresh: the parent's loop thread and slots are not its own
 
 
 def score_one(
@@ -67,145 +62,87 @@ def score_one(
 
     ``timing=False`` skips recording ``info["exec_s"]`` (the verl facade's hot path does not report it)."""
     start = time.perf_counter()
-    execution, deadline = _plan(scorer, timeout)
-    try:
-        result = scorer.quick(sample)
-        if result is None:
-            if execution == "process":
-                result = (pool or default_pool()).call(scorer.score, sample, timeout=deadline)
-            elif execution == "thread" and deadline is not None:
-                result = _in_thread_sync(scorer.score, sample, deadline)
-            else:
-                result = scorer.score(sample)
-        score = _as_score(scorer, result)
-    except Exception as exc:
-        score = failure_score(exc)
+    plan = _plan(scorer, timeout)
+    if plan.mode == "thread" and plan.deadline is None:  # the caller blocks anyway: no thread needed
+        plan = dataclasses.replace(plan, mode="inline")
+    coro = _attempts_for(pool).score(plan, sample, Context(t0=start, budget=Budget(0)))
+    # an inline attempt never waits (no retries, no limiter): it runs right here, in the caller
+    inline = plan.mode == "inline"
+    score = _run_without_loop(coro) if inline else _get_bridge().call_sync(coro).score
     return _with_timing(score, start) if timing else score
-
-
-def _in_thread_sync(fn: Callable[[Sample], Any], sample: Sample, deadline: float) -> Any:
-    """``fn(sample)`` in a daemon thread, waited for up to ``deadline`` seconds (then ``ScoringTimeout``; the
-    thread cannot be killed and is left to finish)."""
-    import threading
-
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = fn(sample)
-        except BaseException as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=work, name="rewardloop-score", daemon=True)
-    thread.start()
-    thread.join(deadline)
-    if thread.is_alive():
-        raise ScoringTimeout(
-            f"{_name(fn)} ran past its {deadline:g} s deadline in a thread; the thread cannot be stopped "
-            "and may still be running (use execution='process' for work that can hang)"
-        )
-    if "error" in box:
-        error = box["error"]
-        if isinstance(error, Exception):
-            raise error
-        raise ScoringError(f"{_name(fn)} raised {type(error).__name__}: {error!r}")
-    return box["result"]
 
 
 async def ascore_one(
     scorer: Scorer, sample: Sample, *, timeout: float | None = None, pool: WorkerPool | None = None
 ) -> Score:
-    """:func:`score_one` for an event loop: process work is awaited via ``pool.acall``, thread work via
-    ``asyncio.to_thread`` (the deadline stops the waiting), inline work runs directly in the loop."""
-
+    """:func:`score_one` for an event loop: work that leaves the loop (process, thread, async) is awaited."""
     start = time.perf_counter()
-    execution, deadline = _plan(scorer, timeout)
+    plan = _plan(scorer, timeout)
+    done = await _attempts_for(pool).score(plan, sample, Context(t0=start, budget=Budget(0)))
+    return _with_timing(done.score, start)
+
+
+def _plan(scorer: Scorer, timeout: float | None) -> Plan:
+    """:func:`make_plan`, remembered for the last few (scorer, timeout) pairs: the verl facade calls this once
+    per sample (the entry holds the scorer, so its id cannot be reused while remembered)."""
+    key = (id(scorer), timeout)
+    entry = _plans.get(key)
+    if entry is not None and entry.scorer is scorer:
+        return entry
+    plan = make_plan(scorer, timeout_s=timeout)
+    with _lock:
+        if len(_plans) >= 64:
+            _plans.clear()
+        _plans[key] = plan
+    return plan
+
+
+def _run_without_loop(coro: Any) -> Score:
+    """Drive a coroutine that completes without suspending (an inline attempt) to its result."""
     try:
-        result = scorer.quick(sample)
-        if result is None:
-            if execution == "process":
-                result = await (pool or default_pool()).acall(scorer.score, sample, timeout=deadline)
-            elif execution == "thread":
-                result = await _in_thread(scorer.score, sample, deadline)
-            else:
-                result = scorer.score(sample)
-        score = _as_score(scorer, result)
-    except Exception as exc:
-        score = failure_score(exc)
-    return _with_timing(score, start)
+        coro.send(None)
+    except StopIteration as stop:
+        done: Done = stop.value
+        return done.score
+    except Exception as exc:  # pragma: no cover - Attempts.score never raises for a sample
+        return failure_score(exc)
+    coro.close()  # pragma: no cover - an inline attempt has nothing to wait for
+    raise RuntimeError("an inline attempt suspended")  # pragma: no cover
 
 
-async def _in_thread(fn: Callable[[Sample], Any], sample: Sample, deadline: float | None) -> Any:
-    import asyncio
-
-    work = asyncio.to_thread(fn, sample)
-    if deadline is None:
-        return await work
-    try:
-        return await asyncio.wait_for(work, deadline)
-    except asyncio.TimeoutError:
-        raise ScoringTimeout(
-            f"{_name(fn)} ran past its {deadline:g} s deadline in a thread; the thread cannot be stopped "
-            "and may still be running (use execution='process' for work that can hang)"
-        ) from None
-
-
-def failure_score(exc: BaseException) -> Score:
-    """The failed :class:`Score` for an exception raised while scoring one sample."""
-    if isinstance(exc, ScoringTimeout):
-        status = Status.TIMEOUT
-    elif isinstance(exc, WorkerCrashed):
-        status = Status.OOM if exc.oom else Status.CRASHED
-    elif isinstance(exc, InvalidSampleError):
-        status = Status.INVALID_INPUT
-    elif isinstance(exc, InfraError):
-        status = Status.INFRA_ERROR
-    else:
-        status = Status.SCORER_ERROR
-    error = f"{type(exc).__name__}: {exc}"
-    # A traceback helps with scorer bugs and bad input; for a kill or a crash the message says it all,
-    # unless the worker sent its own traceback (MemoryError).
-    if status in (Status.SCORER_ERROR, Status.INVALID_INPUT) or isinstance(exc.__cause__, RemoteTraceback):
-        return Score.failure(status, error, traceback=_short_traceback(exc))
-    if isinstance(exc, RateLimited) and exc.retry_after is not None:
-        return Score.failure(status, error, retry_after=exc.retry_after)
-    return Score.failure(status, error)
+def _attempts_for(pool: WorkerPool | None) -> Attempts:
+    """The attempts of one pool (the default pool's when None), made once and shared by every caller."""
+    _after_fork()
+    key = id(pool)
+    entry = _attempts.get(key)
+    if entry is not None and entry[0] is pool:
+        return entry[1]
+    with _lock:
+        entry = _attempts.get(key)
+        if entry is None or entry[0] is not pool:
+            get_pool = (lambda: pool) if pool is not None else default_pool
+            if len(_attempts) > 64:  # pools come and go (tests): forget the old ones
+                _attempts.clear()
+            entry = _attempts[key] = (pool, Attempts(_CONFIG, RateLimiter(None, None), get_pool))
+        return entry[1]
 
 
-def _plan(scorer: Scorer, timeout: float | None) -> tuple[str, float | None]:
-    """Validate the scorer's execution mode and pick the deadline (config errors raise here)."""
-    if not isinstance(scorer, Scorer):
-        raise TypeError(f"expected a Scorer, got {type(scorer).__name__}; wrap functions with as_scorer()")
-    execution = getattr(scorer, "execution", "inline")
-    if execution not in _EXECUTIONS:
-        raise ConfigError(f"{scorer!r} has execution={execution!r}; allowed: {', '.join(_EXECUTIONS)}")
-    deadline = check_timeout(timeout if timeout is not None else getattr(scorer, "timeout_s", None))
-    return execution, deadline
+def _after_fork() -> None:
+    global _bridge, _lock, _pid
+    if os.getpid() != _pid:
+        _pid, _lock, _bridge = os.getpid(), threading.Lock(), None
+        _attempts.clear()
 
 
-def _as_score(scorer: Scorer, result: Any) -> Score:
-    """``result`` as a :class:`Score` (see :func:`coerce_score`); a non-finite reward is a ``scorer_error``."""
-    if type(result) is Score and (result.value is None or result.value - result.value == 0.0):
-        return result  # the common case, without building the source name
-    return coerce_score(result, source=f"scorer {scorer.name!r}")
+def _get_bridge() -> SyncBridge:
+    global _bridge
+    _after_fork()
+    with _lock:
+        if _bridge is None:
+            _bridge = SyncBridge("score_one")
+        return _bridge
 
 
 def _with_timing(score: Score, start: float) -> Score:
     info = {**score.info, "exec_s": round(time.perf_counter() - start, 6)}
     return dataclasses.replace(score, info=info)
-
-
-def _short_traceback(exc: BaseException) -> str:
-    """The worker-side traceback when the exception came from a worker, else the local one; the tail."""
-    cause = exc.__cause__
-    if isinstance(cause, RemoteTraceback):
-        text = cause.tb
-    else:
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, chain=False))
-    return text if len(text) <= _TB_CHARS else "...\n" + text[-_TB_CHARS:]
-
-
-def _name(fn: object) -> str:
-    owner = getattr(fn, "__self__", None)
-    name = getattr(fn, "__name__", "function")
-    return f"{type(owner).__name__}.{name}" if owner is not None else name

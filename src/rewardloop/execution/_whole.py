@@ -18,7 +18,8 @@ from typing import Any
 from ..errors import ScoringError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
-from ._report import Done, batch_stats, finish_batch
+from ._cache import scorer_identity
+from ._report import Done, report
 
 __all__ = ["run_whole", "submit_whole", "wants_whole_batch"]
 
@@ -52,19 +53,22 @@ async def run_whole(
 ) -> ScoreBatch | None:
     """The batch, when some of its scorers want whole shares (else None): each such scorer gets all of its
     samples in one call, the rest runs through ``runner.run``; results merged in input order."""
-    shares: dict[int | None, list[int]] = {}
-    whole: dict[int, Scorer] = {}
+    shares: dict[str | None, list[int]] = {}
+    whole: dict[str, Scorer] = {}
+    known: dict[int, str | None] = {}  # id -> identity, computed once per instance
     for i, sc in enumerate(scorers):
-        key = id(sc) if wants_whole_batch(sc) else None
+        if id(sc) not in known:
+            known[id(sc)] = scorer_identity(sc) if wants_whole_batch(sc) else None
+        key = known[id(sc)]
         if key is not None:
-            whole[key] = sc
+            whole.setdefault(key, sc)  # equal instances are one scorer: their samples form one share
         shares.setdefault(key, []).append(i)
     if not whole:
         return None
     if len(shares) == 1:
         return await _whole_call(runner, scorers[0])(samples, on_done)
 
-    async def share(key: int | None, idxs: list[int]) -> tuple[list[int], ScoreBatch]:
+    async def share(key: str | None, idxs: list[int]) -> tuple[list[int], ScoreBatch]:
         part = [samples[i] for i in idxs]
         done = None if on_done is None else (lambda j: on_done(idxs[j]))
         try:
@@ -86,12 +90,11 @@ async def run_whole(
                 batch.queue_s[j] if batch.queue_s else 0.0,
                 batch.exec_s[j] if batch.exec_s else 0.0,
             )
-    stats = batch_stats(
-        [d.score.status for d in rows],
-        latencies=[d.queue_s + d.exec_s for d in rows],
-        exec_times=[d.exec_s for d in rows],
-        wall_s=time.perf_counter() - t0,
+    return report(
+        rows,
+        samples,
+        t0=t0,
         unique=sum(int(b.stats.get("unique", len(b))) for _, b in parts),
         retries=sum(int(b.stats.get("retries", 0) or 0) for _, b in parts),
+        on_error=runner.config.on_error,
     )
-    return finish_batch(rows, samples, stats, runner.config.on_error)

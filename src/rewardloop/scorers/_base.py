@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from ..types import Sample, Score, Status
+from ._ship import shippable
 
 __all__ = ["Execution", "FunctionScorer", "Scorer", "as_scorer", "coerce_score"]
 
@@ -80,7 +81,7 @@ def coerce_score(result: Any, *, source: str = "scorer") -> Score:
         if value is None or value - value == 0.0:  # finite (NaN and ±inf give NaN)
             return result
         return _not_finite(value, source)
-    if isinstance(result, bool | int | float) and not isinstance(result, complex):
+    if _is_number(result):  # numpy scalars and 0-d tensors too (np.float32 is no float subclass)
         value = float(result)
         return Score(value=value) if value - value == 0.0 else _not_finite(value, source)
     if isinstance(result, Mapping):
@@ -156,6 +157,19 @@ class FunctionScorer(Scorer):
 
     def score(self, sample: Sample) -> Score:
         return coerce_score(self.fn(sample), source=f"scorer {self.name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # to a worker process: a function of __main__ (a script, a notebook) or one no worker can import goes by
+        # value, as CustomFunctionScorer's does; pickle fails later, naming it, if it cannot travel at all
+        attrs = {k: v for k, v in self.__dict__.items() if k != "fn"}
+        return (_function_scorer, (shippable(self.fn) or self.fn, attrs))
+
+
+def _function_scorer(fn: Callable[[Sample], Any], attrs: dict[str, Any]) -> FunctionScorer:
+    scorer = FunctionScorer.__new__(FunctionScorer)
+    scorer.__dict__.update(attrs)
+    scorer.fn = fn
+    return scorer
 
 
 def as_scorer(obj: Scorer | Callable[[Sample], Any], name: str | None = None) -> Scorer:

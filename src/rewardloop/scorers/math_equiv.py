@@ -46,6 +46,7 @@ Ground truths that are not a non-empty string, a number, or a list of those are 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
 import re
@@ -63,11 +64,14 @@ from ._equiv_extract import (
     FINAL_ANSWER_RULES,
     MAX_BOXED_VALUES,
     _prompt_text,
+    answers_own_question,
+    asked_name,
     concluding_value,
     extract_answers,
+    names_other_quantity,
+    prompt_blanks,
     prompt_facts,
     prompt_options,
-    prompt_templates,
     select_final,
 )
 from ._equiv_norm import (
@@ -86,6 +90,7 @@ from ._equiv_norm import (
     unit_conflict,
     unit_target,
 )
+from ._equiv_visible import REFUSAL_RULES
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "MathVerdict", "judge"]
 
@@ -167,7 +172,8 @@ def judge(
         return verdict
     found = extract_answers(response)
     if found.refused:  # the response cannot be read at face value (see _equiv_visible)
-        return MathVerdict(0.0, "no_answer", method="refused", reason=found.refused, rule=found.refused)
+        reason = REFUSAL_RULES.get(found.refused, found.refused)
+        return MathVerdict(0.0, "no_answer", method="refused", reason=reason, rule=found.refused)
     if found.method == "none" and found.text and not found.reopened:
         # no box, tag or phrase: the value the concluding sentence states (see concluding_value)
         stated = concluding_value(found.text, prompt_facts(prompt) if prompt is not None else None)
@@ -184,7 +190,9 @@ def judge(
         found,
         normalize,
         rule=multiple_answers,
-        templates=prompt_templates(prompt) if prompt is not None else (),
+        # only the blanks of the question are templates ("3 + \\boxed{x} = 7"): a value the prompt's example
+        # boxes is an answer like any other when the response boxes it ("\\boxed{7} or \\boxed{5}" is a hedge)
+        templates=prompt_blanks(prompt) if prompt is not None else (),
         max_values=max_boxed_values,
     )
     clock.lap("extract")
@@ -198,14 +206,49 @@ def judge(
         verdict.reason = "a thinking block opened after the answer takes it back"
         return verdict
     if not chosen.answers:
-        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "no_answer"
+        verdict.value, verdict.stage = 0.0, "no_answer"
+        verdict.rule = "truncated" if found.method == "truncated" else "no_answer"
         verdict.reason = verdict.reason or "no boxed answer or answer phrase"
+        return verdict
+    if prompt is not None and answers_own_question(found, prompt):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "no_answer", "own_question"
+        verdict.reason = "the answer follows a question the response wrote, not the prompt's"
         return verdict
     if chosen.hedge:
         verdict.value, verdict.stage, verdict.reason = 0.0, "multiple_answers", chosen.hedge
         verdict.rule = "denied" if chosen.hedge.startswith("the response denies") else "hedge"
         return verdict
     answers = list(chosen.answers)
+    if (
+        len(answers) > 1
+        and _numbers_disagree(answers)
+        and not _gold_has_items([normalize(g) for g in golds], len(answers))
+    ):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "hedge"
+        verdict.reason = (
+            "two final answers are different numbers (each may be close to the gold: 0.326 or 0.334)"
+        )
+        return verdict
+    if any(_false_chain(a) for a in answers):
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "false_chain"
+        verdict.reason = "a step of the answer's chain of equalities does not hold (x = 2 + 2 = 5)"
+        return verdict
+    if any(_APPROX_RELATION.search(a) for a in answers) and not any(
+        _APPROX_RELATION.search(g) for g in golds
+    ):
+        # "x \\approx 5" states that x is close to 5, not that it is 5
+        verdict.value, verdict.stage, verdict.rule = 0.0, "multiple_answers", "approximation"
+        verdict.reason = "the answer states an approximation; the gold is exact"
+        return verdict
+    other = _other_quantity(found, answers, golds, prompt)
+    if other:
+        verdict.value, verdict.stage, verdict.rule, verdict.reason = (
+            0.0,
+            "multiple_answers",
+            "other_quantity",
+            other,
+        )
+        return verdict
     mismatch = _unit_mismatch(found, answers, golds, prompt)
     if mismatch:
         converted = _converted(answers, golds, prompt)
@@ -348,6 +391,59 @@ def _redefined_macro(response: str) -> str:
     return ""
 
 
+_APPROX_RELATION = re.compile(
+    r"\\(?:approx|thickapprox|simeq|eqsim|fallingdotseq|risingdotseq)(?![A-Za-z])|\u2248|\u2243"
+)
+
+
+def _numbers_disagree(answers: Sequence[str]) -> bool:
+    """Whether two final answers are numbers that differ by more than the rounding of the less precise one
+    (``0.326`` and ``0.334`` do; ``\\frac13`` and ``0.333`` do not)."""
+    values = []
+    for a in answers:
+        x = float_value(normalize(a))
+        if x is not None:
+            m = re.search(r"\.(\d+)", a)
+            values.append(
+                (x, 0.5 * 10 ** -len(m.group(1)) if m and re.fullmatch(r"\s*-?\d*\.\d+\s*", a) else 0.0)
+            )
+    for (x, tx), (y, ty) in itertools.combinations(values, 2):
+        tol = max(tx, ty, 1e-12 * max(1.0, abs(x), abs(y)))
+        if abs(x - y) > tol:
+            return True
+    return False
+
+
+def _false_chain(answer: str) -> bool:
+    """Whether ``a = b = c`` has two adjacent sides that are numbers and differ (``x = 7 = 5``)."""
+    if answer.count("=") < 2:
+        return False
+    sides = split_top(normalize(answer), "=")
+    if len(sides) < 3:
+        return False
+    values = [float_value(side.strip()) if side.strip() else None for side in sides]
+    for a, b in itertools.pairwise(values):
+        if a is not None and b is not None and not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12):
+            return True
+    return False
+
+
+def _other_quantity(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
+    """Why a final answer names another quantity than the question asks for ("" when none does): "Find x"
+    answered ``y = \\boxed{5}``, "What is its area?" answered "the perimeter is 16" (see
+    :func:`._equiv_extract.names_other_quantity`). A gold that is itself an equation names its own variable."""
+    if prompt is None or any("=" in g for g in golds):
+        return ""
+    asked = asked_name(prompt)
+    if asked is None:
+        return ""
+    for a in answers:
+        given = names_other_quantity(found, a, asked)
+        if given:
+            return f"the answer gives {given}; the question asks for {asked[1]}"
+    return ""
+
+
 def _unit_mismatch(found: Any, answers: Sequence[str], golds: Sequence[str], prompt: object) -> str:
     """Why a final answer's unit contradicts the unit the gold or the question asks for ("" if none does):
     see :func:`unit_conflict`. A unit word right after a box (``$\\boxed{30}$ radians``) is the box's."""
@@ -419,7 +515,7 @@ def _labelled_parts(found: Any, answers: Sequence[str]) -> bool:
 def _drop_copied(found: Any, prompt: object) -> Any:
     """Answer phrases that restate an answer phrase of the prompt (a few-shot example's "The answer is (H).")
     are set aside, as boxes copied from the prompt are, unless every candidate is such a copy."""
-    from ._equiv_extract import _all_phrases
+    from ._equiv_extract import _all_phrases, _is_work
 
     text = _prompt_text(prompt)
     if not text or not found.spans or len(found.spans) != len(found.answers):
@@ -432,6 +528,14 @@ def _drop_copied(found: Any, prompt: object) -> Any:
         for a, span in zip(found.answers, found.spans, strict=True)
     ]
     if all(keep) or not any(keep):
+        return found
+    # a copy written right before the response's own answer, with no work between, is one of its final answers
+    # ("A: 7\nA: 5")
+    spans, own = found.spans, list(keep)
+    for i in range(len(keep) - 1):
+        if not own[i] and own[i + 1] and not _is_work(found.text[spans[i][1] : spans[i + 1][0]]):
+            keep[i] = True
+    if all(keep):
         return found
     idx = [i for i, k in enumerate(keep) if k]
     negated = found.negated and tuple(found.negated[i] for i in idx)
@@ -1053,11 +1157,16 @@ _LABEL_COMMANDS = re.compile(
 )
 
 
+_ABS_OF_VARIABLE = re.compile(r"^\\?(?:left)?\|\s*[a-z]\s*\\?(?:right)?\|$")
+
+
 def _is_label(node: Node) -> bool:
     """A left-hand side that only names the answer: ``x``, ``\\lambda``, ``f(x)``, ``x(t)``, ``T(10)``,
     ``(p, q)``, ``AB``, ``|AB|``, ``V_1:V_2``, ``\\frac{NO}{BO}`` (names, no numbers or operators)."""
     if _is_var(node) or _function_lhs(node) is not None:
         return True
+    if node.kind == "expr" and _ABS_OF_VARIABLE.match(node.text):
+        return False  # "|x| = 5" says x is 5 or -5: no label of a value
     if node.kind == "tuple" and node.open == "(":
         return all(_is_var(k) for k in node.items)
     if node.kind not in ("expr", "text") or len(node.text) > 24:  # "AB" reads as a word

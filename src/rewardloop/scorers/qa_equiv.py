@@ -22,7 +22,7 @@ form changed, :mod:`._qa_norm`):
    words, ordinals, dates in any common format, units and magnitudes, roman numerals, honorifics, plurals,
    articles, accents).
 3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
-   ``2018``), ``word_order`` (``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
+   ``2018``), ``same_items`` (list items of a list gold in any order: ``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
    ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname`` (``Ford``, only when the question
    asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
    ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
@@ -234,6 +234,8 @@ def _names_match(p: Sequence[str], g: Sequence[str]) -> bool:
     if len(p) < 2 or len(g) < 2 or p[-1] != g[-1] or not _first_names(p[0], g[0]):
         return False
     pm, gm = p[1:-1], g[1:-1]
+    if gm and not pm and any(len(t) == 1 for t in gm) and p[0] != "".join([g[0], *gm]):
+        return False  # a dropped middle initial: "George Bush" is not "George W. Bush" (the father is H. W.)
     if not pm or not gm:
         return True
     return len(pm) == len(gm) and all(_compatible(a, b) for a, b in zip(pm, gm, strict=True))
@@ -321,8 +323,6 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
         and any(a.startswith("zdate") for a in p)
     ):
         return "date"
-    if len(p) >= 2 and len(p) == len(g) and sorted(p) == sorted(g) and not any(is_number(t) for t in p):
-        return "word_order"
     if _is_person_like(pred.cased) and _is_person_like(gold.cased) and _names_match(p, g):
         return "name"
     if (
@@ -334,8 +334,10 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
         and pred.cased[0][:1].isupper()
     ):
         return "surname"
-    if _acronym(pred, gold) or _acronym(gold, pred):
+    if _acronym(pred, gold) and (len(pred.cased[0]) >= 3 or not _is_person_like(gold.cased)):
         return "acronym"
+    if _acronym(gold, pred) and gold.cased[0].lower() in _RESERVED_ACRONYMS:
+        return "acronym"  # any other expansion of an acronym gold is one of many ("IWC"): left undecided
     if (
         len(g) >= 2
         and len(p) == len(g) - 1
@@ -414,6 +416,16 @@ _NEGATIONS = frozenset(
         "pas",
         "jamais",
         "nunca",
+        "niet",
+        "geen",
+        "не",
+        "нет",
+        "ni",
+        "nem",
+        "nao",
+        "inte",
+        "ikke",
+        "不是",
     ]
 )
 _NEGATION_PAIRS = frozenset(
@@ -433,6 +445,7 @@ _REJECTIONS = frozenset(["wrong", "incorrect", "false", "untrue", "mistaken", "m
 _OR_MARKERS = (
     r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\||\bou\b|\boder\b|\bodar\b"
     r"|(?-i:\bo\b)"  # Spanish / Italian / Portuguese "o", lower case only ("O'Brien")
+    r"|\boppure\b|\beller\b|\bveya\b|\batau\b|\bили\b|\bлибо\b|或者|或|还是"
 )
 _OR_SPLIT = re.compile(rf"({_OR_MARKERS})|[,;:.!?()\n\"]", re.I)
 _LIST_SPLIT = re.compile(r"[,;?\n]|\band\b|&|\bbetween\b|\bund\b|(?-i:\by\b|\bet\b)", re.I)
@@ -807,6 +820,8 @@ _UNCERTAIN = re.compile(
     r"(?i:^\W*(?:perhaps|possibly|probably|maybe|likely)\b)"  # capitalised only at the start (not titles)
     r"|\b(?:perhaps|possibly|probably|maybe|might\s+be|could\s+be|unless|not\s+(?:sure|certain)|unsure"
     r"|uncertain|i\s+guess|no\s+idea|most\s+likely)\b"
+    r"|(?i:\b(?:guess|guessing|iirc|afaik|if\s+i\s+(?:recall|remember)|allegedly|confiden(?:t|ce)"
+    r"|not\s+100)\b)"
 )
 #: an answer this short that holds an uncertainty word is about the answer itself; in a longer explanation the word
 #: is usually about something else ("the date might vary by region, but it began in 2018")
@@ -988,6 +1003,9 @@ def _contained(
         return Verdict(0.0, "competing_number")
     if _date_conflict(pred, golds) or _year_conflict(text, pred, golds):
         return Verdict(0.0, "date_conflict")
+    closed = _closed_guard(text, pred, hits, question)
+    if closed is not None:
+        return Verdict(0.0, closed)
     if all(len(pred.tokens) <= len(h[0].tokens) + _MAX_OWNED_EXTRA and _possessive(text, h[0]) for h in hits):
         return Verdict(None, "possessive")
     usable = [
@@ -999,6 +1017,184 @@ def _contained(
     if not usable:
         return Verdict(None, "generic_gold")
     return Verdict(1.0, "containment")
+
+
+#: words right before the gold that make the answer something related to it: ``a city near Canberra``, ``the
+#: father of Cronus``, ``formerly Canberra``, ``Goliath killed David``
+_RELATION_BEFORE = frozenset(
+    [
+        "near",
+        "nearby",
+        "beside",
+        "outside",
+        "neighbouring",
+        "neighboring",
+        "bordering",
+        "north",
+        "south",
+        "east",
+        "west",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+        "northern",
+        "southern",
+        "eastern",
+        "western",
+        "formerly",
+        "previously",
+        "former",
+        "ex",
+        "once",
+        "replaced",
+        "replacing",
+        "succeeded",
+        "preceded",
+        "predecessor",
+        "successor",
+        "killed",
+        "defeated",
+        "beat",
+        "murdered",
+        "assassinated",
+        "married",
+        "father",
+        "mother",
+        "son",
+        "daughter",
+        "brother",
+        "sister",
+        "wife",
+        "husband",
+        "parent",
+        "child",
+        "grandson",
+        "granddaughter",
+        "grandfather",
+        "grandmother",
+        "uncle",
+        "aunt",
+        "nephew",
+        "niece",
+        "cousin",
+        "widow",
+        "rival",
+        "opponent",
+        "enemy",
+        "neighbour",
+        "neighbor",
+        "suburb",
+    ]
+)
+#: words right after the gold that limit it in time: ``Canberra until 2020``, ``Bonn before 1990``
+_TIME_AFTER = frozenset(["until", "till", "before", "after", "since", "formerly", "previously"])
+#: relations are read in answers this short only: in a sentence the words around the gold are its context
+_MAX_RELATION_WORDS = 6
+#: a bound on a numeric gold beyond :data:`_BOUND_WORDS`
+_NUMBER_BEFORE = frozenset(
+    ["by", "until", "till", "since", "minus", "negative", "twice", "double", "triple", "thrice"]
+)
+_NUMBER_BEFORE_PAIRS = frozenset(
+    {("up", "to"), ("half", "of"), ("third", "of"), ("quarter", "of"), ("not", "until")}
+)
+_NUMBER_AFTER = frozenset(
+    ["dozen", "dozens", "squared", "cubed", "pairs", "pair", "times", "time", "fold", "plus", "ish"]
+)
+_NUMBER_AFTER_PAIRS = frozenset(
+    {
+        ("at", "most"),
+        ("at", "least"),
+        ("or", "more"),
+        ("or", "less"),
+        ("or", "fewer"),
+        ("or", "over"),
+        ("or", "so"),
+    }
+)
+_VERB_NOT = frozenset(
+    ["did", "does", "do", "is", "was", "are", "were", "has", "had", "could", "would", "should"]
+)
+_NEG_AFTER = frozenset(["didnt", "doesnt", "isnt", "wasnt", "arent", "werent", "hasnt", "hadnt", "never"])
+
+
+def _closed_guard(
+    text: str, pred: Form, hits: Sequence[tuple[Form, int, int]], question: Form | None
+) -> str | None:
+    """Fail-closed refusals of a short answer that holds the gold but says something else about it."""
+    if len(text.split()) > _MAX_HEDGED_WORDS:
+        return None
+    t = pred.tokens
+    asked = set(question.tokens) if question is not None else set()
+    reasons = []
+    terse = len(text.split()) <= _MAX_RELATION_WORDS
+    for gold, start, end in hits:
+        reason = None
+        before, after = t[max(0, start - 2) : start], t[end : end + 2]
+        numeric = (is_number(t[start]) or is_number(t[end - 1])) and not any(
+            w[:1].isupper() for w in gold.cased
+        )  # "the Four Seasons" is a name
+        if _glued(text, gold):
+            reason = "compound"  # "oxygen-free", "Guinea-Bissau", "5-ish", "Objective-C"
+        elif (after and after[0] in _NEG_AFTER) or (
+            len(after) == 2 and after[0] in _VERB_NOT and after[1] == "not"
+        ):
+            reason = "negated"  # "Hemingway did not write it"
+        elif before and before[-1] == "non" and re.search(r"(?i)\bnon\s", text):
+            reason = "negated"  # "non Paris" (not "non-scripta")
+        elif (
+            numeric
+            and not _asks_bound(question)
+            and (
+                (is_number(t[start]) and before and before[-1] in _NUMBER_BEFORE)
+                or (is_number(t[start]) and tuple(before) in _NUMBER_BEFORE_PAIRS)
+                or (is_number(t[end - 1]) and after and after[0] in _NUMBER_AFTER)
+                or (is_number(t[end - 1]) and tuple(after) in _NUMBER_AFTER_PAIRS)
+            )
+        ):
+            reason = "bound"  # "by 1945", "up to 5", "5 dozen", "half of 5", "5 or more"
+        elif terse and not numeric and _relation(t, start):
+            reason = "relation"
+        elif terse and not numeric and after and after[0] in _TIME_AFTER and after[0] not in asked:
+            reason = "relation"  # "Canberra until 2020"
+        elif _lower_bag(text, len(t) - (end - start), gold):
+            reason = "hedge_list"
+        if reason is None:
+            return None  # one clean occurrence of a gold is enough
+        reasons.append(reason)
+    return reasons[0] if reasons else None
+
+
+def _relation(t: Sequence[str], start: int) -> bool:
+    """A relation word right before the gold, or before ``of`` / ``from`` / ``to`` right before it."""
+    k = start - 1
+    if k >= 0 and t[k] in ("of", "from", "to", "that", "who", "which"):
+        k -= 1
+    if k >= 0 and t[k] in _RELATION_BEFORE:  # even when the question says it: "the father of Cronus"
+        return True
+    return start >= 2 and t[start - 1] == "from" and any(is_number(x) for x in t[:start])  # "200 km from X"
+
+
+def _glued(text: str, gold: Form) -> bool:
+    """The gold glued by a hyphen to a word that is not its own: part of a compound, not the gold."""
+    if not gold.cased:
+        return False
+    first, last = re.escape(gold.cased[0]), re.escape(gold.cased[-1])
+    return bool(
+        re.search(rf"(?<![\w-]){last}-[^\W_]", text, re.I)
+        or re.search(rf"[^\W_]-{first}(?![\w-])", text, re.I)
+    )
+
+
+def _lower_bag(text: str, extra: int, gold: Form) -> bool:
+    """``paris london berlin`` for ``Paris``: a proper-name gold written in lower case among two or more bare words
+    (no punctuation or function word to join them): candidates, lower-cased to pass the capitalised-bag rule."""
+    if extra < 2 or not text.islower() or re.search(r"[^\w\s]", text):
+        return False
+    named = [w for w in gold.cased if w[:1].isalpha()]
+    if not named or not all(w[:1].isupper() for w in named):
+        return False  # "comic book series" for "comic": a lower-case gold's qualified form
+    return all(w not in FUNCTION_WORDS for w in text.split())
 
 
 _PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
@@ -1063,7 +1259,9 @@ def _gold_span(pred: Form, gold: str) -> bool:
     if not segments:
         return False
     if len(segments) > 1 and p == segments[0].tokens:
-        return True
+        rest = _SEGMENTS.split(gold)[1:]
+        # "red" for "red, yellow and blue" (a list), "December 14" for "December 14, 1972" (a date): not a qualifier
+        return not any(_LIST_WORDS.search(r) or (r.strip() and r.strip().isdigit()) for r in rest)
     seg = segments[0]
     s, cased = seg.tokens, seg.cased
     k = len(p)
@@ -1073,9 +1271,16 @@ def _gold_span(pred: Form, gold: str) -> bool:
         if s[i : i + k] != p:
             continue
         prefix, suffix = s[:i], s[i + k :]
+        if any(t in _NEGATIONS for t in prefix):
+            return False  # "Sundays" for "except Sundays"
         lead_ok = (
             not prefix
-            or (prefix[-1] in _LEADS and not (prefix[-1] == "of" and i >= 2 and prefix[-2] in _TITLES))
+            or (
+                prefix[-1] in _LEADS
+                and not (
+                    prefix[-1] == "of" and i >= 2 and (prefix[-2] in _TITLES or cased[i - 2][:1].isupper())
+                )
+            )  # "Man" for "Isle of Man", "England" for "Bank of England": the name's own head
             or (all(t[:1].islower() for t in cased[:i]) and pred.cased[0][:1].isupper())
         )
         trail_ok = (
@@ -1086,6 +1291,9 @@ def _gold_span(pred: Form, gold: str) -> bool:
         if lead_ok and trail_ok and (prefix or suffix):
             return any(t not in _GENERIC_TOKENS for t in p)
     return False
+
+
+_LIST_WORDS = re.compile(r"\band\b|&|\bor\b", re.I)
 
 
 def _cuts_compound(p: Sequence[str], gold: str) -> bool:
@@ -1304,6 +1512,85 @@ def _unsigned_numeric(golds: tuple[str, ...]) -> bool:
     return any(_HAS_DIGIT.search(a) for a in aliases) and not any(_SIGNED.search(a) for a in aliases)
 
 
+# -- fail-closed refusals on the raw answer (before any matching) ---------------------------------------------
+
+#: symbols that change what an answer names and that SQuAD normalisation drops: ``5+``, ``≥5``, ``C++``, ``C#``,
+#: ``B-`` (a grade), ``5¢``, ``50‰``; an answer holding one the gold lacks names something else
+_SYMBOLS = re.compile(r"[+#±≥≤<>‰¢∓≈]|(?<=[^\W\d_])-(?=\s|$)")
+_STRUCK = re.compile(r"~~|<(?:s|del|strike)>", re.I)
+#: generational suffixes a normaliser drops ("Hank Williams Jr."): a different suffix is a different person
+_SUFFIX = re.compile(r"\b(Jr|JR|Jnr|Sr|SR|Snr|Junior|Senior|fils|p[eè]re|the\s+[Yy]ounger|the\s+[Ee]lder)\b")
+_SUFFIX_KEY = {"jnr": "jr", "junior": "jr", "fils": "jr", "the younger": "jr", "snr": "sr", "senior": "sr"}
+_SUFFIX_KEY.update({"pere": "sr", "p\u00e8re": "sr", "the elder": "sr"})
+_REGNAL_SUFFIX = re.compile(r"(?<=[a-z]) (II|III|IV|V|VI)\b")
+_ERA = re.compile(
+    r"\b(b\.?\s?c\.?(?:e\.?)?|a\.?\s?d\.?|c\.?e\.?|before\s+christ|anno\s+domini)(?![\w])", re.I
+)
+_BC = re.compile(r"\b(?:b\.?\s?c\.?(?:e\.?)?|before\s+(?:christ|the\s+common\s+era))(?![\w])", re.I)
+#: a lone letter that reads as a roman numeral in a name ("Malcolm X"): a digit for it names another thing
+_NAME_ROMAN = re.compile(r"\b([A-Z][a-z]+) ([XLCDM])(?![\w.])")
+_HONORIFIC_LEAD = re.compile(
+    r"^\W*(mr|mrs|ms|miss|mister|dr|doctor|sir|dame|lord|lady|madame|mme|herr|frau)\b\.?\s", re.I
+)
+
+
+def _symbols(text: str) -> set[str]:
+    return {m.group(0) for m in _SYMBOLS.finditer(text)}
+
+
+def _suffixes(text: str) -> set[str]:
+    found = (" ".join(m.group(1).lower().split()) for m in _SUFFIX.finditer(text))
+    return {_SUFFIX_KEY.get(k, k) for k in found}
+
+
+def _suffix_fits(mine: set[str], gold: set[str]) -> bool:
+    """The answer's generational suffixes against a gold's: equal, or a ``Jr.`` the gold leaves out (golds often
+    drop it: ``John G. Roberts Jr.`` for ``John Roberts``); ``Sr.`` for a gold without one names the father."""
+    return mine == gold or (not gold and mine == {"jr"})
+
+
+def _raw_refusal(answer: str, golds: Sequence[str]) -> str | None:
+    """A rule name when the raw answer differs from every gold in a way normalisation would hide, else None."""
+    if _STRUCK.search(answer):
+        return "struck_out"  # "~~Paris~~ Lyon": the struck text is withdrawn, whatever follows
+    if answer.rstrip().endswith("?") and not any(g.rstrip().endswith("?") for g in golds):
+        return "question"  # "Paris?", "Did Hemingway write it?": a question, not an answer
+    if len(answer.split()) > _MAX_HEDGED_WORDS:
+        return None  # in an explanation a symbol or a suffix is usually about something else ("H+ ions")
+    symbols = _symbols(answer)
+    if symbols and not any(symbols <= _symbols(g) for g in golds):
+        return "symbol"
+    terse = len(answer.split()) <= _MAX_RELATION_WORDS
+    suffix = _suffixes(answer) if terse else set()
+    regnal = {m.group(1) for m in _REGNAL_SUFFIX.finditer(answer)} if terse else set()
+    if (suffix or regnal) and not any(
+        _suffix_fits(suffix, _suffixes(g))
+        and (
+            not regnal
+            or regnal <= {m.group(1) for m in _REGNAL_SUFFIX.finditer(g)}
+            or _HAS_DIGIT.search(g)
+            or g.isupper()  # "WWII"
+        )
+        for g in golds
+    ):
+        return "different_person"  # "Bush Sr." for "George W. Bush", "Henry Ford II" for "Henry Ford"
+    era = bool(_BC.search(answer))
+    dated = [g for g in golds if _HAS_DIGIT.search(g)]
+    if dated and _ERA.search(answer) and not any(era == bool(_BC.search(g)) for g in dated):
+        return "era"  # "1945 BC" is not 1945, "44 AD" not 44 BC
+    plain = squad(answer)
+    for g in golds:
+        titled = _HONORIFIC_LEAD.match(g)
+        rest = g[titled.end() :].strip() if titled else ""
+        short = rest and len(rest.split()) == 1 and (len(rest) <= 2 or rest.lower() in FUNCTION_WORDS)
+        if short and plain == squad(rest):
+            return "title_drop"  # "No" for "Dr. No", "T" for "Mr. T": the title is part of the name
+        for m in _NAME_ROMAN.finditer(g):
+            if re.search(rf"(?i)\b{re.escape(m.group(1))}\s+\d", answer):
+                return "symbol"  # "Malcolm 10" for "Malcolm X": a letter of a name, not a numeral
+    return None
+
+
 def decide(
     answer: str,
     golds: Sequence[str],
@@ -1315,10 +1602,21 @@ def decide(
     key = tuple(golds)
     gold_set = _golds(key)
     if not gold_set.any_words:
+        # a gold made only of articles ("A" for vitamin A, the band "The The"): the answer must spell it out, in
+        # the gold's case ("the" is no answer to "The")
+        bare = " ".join(re.sub(r"[^\w\s]", " ", answer).split())
+        if _raw_refusal(answer, golds) is not None:
+            bare = ""  # "A+" for "A"
+        for gold in golds:
+            if bare and gold != gold.lower() and bare == " ".join(re.sub(r"[^\w\s]", " ", gold).split()):
+                return Verdict(1.0, "exact", gold)
         return Verdict(0.0, "empty_gold")
     plain = squad(answer)
     if not plain:
         return Verdict(0.0, "empty")
+    refused = _raw_refusal(answer, golds)
+    if refused is not None:
+        return Verdict(0.0, refused)
     if plain in gold_set.plain and not _HAS_DIGIT.search(plain):
         return Verdict(1.0, "exact", gold_set.plain[plain])
     if len(answer.split()) > max_tokens:
@@ -1357,6 +1655,10 @@ def decide(
         if rule is not None:
             if rule == "date" and _date_conflict(pred, [f for _, f in forms]):
                 return Verdict(0.0, "date_conflict", gold)
+            if rule == "surname" and _HONORIFIC_LEAD.match(answer):
+                return Verdict(
+                    None, "titled_surname", gold
+                )  # "Mrs. Bush" for "George W. Bush": maybe his wife
             return Verdict(1.0, rule, gold, sorted(pred.changed | form.changed))
     if _same_items(answer, [g for g, _ in forms if _LIST_SPLIT.search(g)]):
         return Verdict(1.0, "same_items")
@@ -1453,6 +1755,10 @@ class QAEquivScorer(Scorer):
         opened, closed = count_answer_tags(response)
         question = _question(sample)
         refused = _tag_hack(response, sample) if self.strict_tags and tagged is not None else None
+        if refused is None and self.strict_tags and _OTHER_CASE_TAG.search(response):
+            refused = (
+                "tag_case"  # "<ANSWER>London</ANSWER>Paris": an answer block the extraction does not see
+            )
         if refused is not None:
             verdict = Verdict(0.0, refused)
         else:
@@ -1551,6 +1857,9 @@ def _answer_blocks(text: str) -> list[tuple[int, int]]:
         blocks.append((body, end))
         start = text.find("<answer>", end + len("</answer>"))
     return blocks
+
+
+_OTHER_CASE_TAG = re.compile(r"<\s*/?\s*(?!answer\s*>)(?i:answer)\s*>")
 
 
 def _tag_hack(response: str, sample: Sample) -> str | None:
