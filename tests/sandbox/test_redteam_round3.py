@@ -53,26 +53,13 @@ def _host_processes_with(marker: str) -> list[int]:
     return found
 
 
-# Probes that still broke in the final run against the sandbox branch (23:20 UTC): each is an
-# expected failure that names the break, strict, so a fix turns it into an XPASS and fails the suite
-# until the entry is removed. Keyed by test name and backend (None: every backend).
+# Probes that still break: each is an expected failure that names the break, strict, so a fix turns it
+# into an XPASS and fails the suite until the entry is removed. Keyed by test name and backend (None:
+# every backend).
 KNOWN_BREAKS: dict[tuple[str, str | None], str] = {
-    ("test_p03_host_unix_socket_at_a_visible_path", None): (
-        "a world-connectable Unix socket outside the hidden directories is reachable (read-only binds "
-        "do not stop connect())"
-    ),
-    ("test_p04_host_fifo_at_a_visible_path", None): (
-        "a world-writable FIFO outside the hidden directories can be written (EROFS does not apply to FIFOs)"
-    ),
-    ("test_p05_memfd_cannot_exceed_the_documented_memory_bound", "bwrap"): (
-        "without a memory cgroup, memfd pages are outside RLIMIT_DATA: 384 MB held at 32 MB x 4 processes"
-    ),
-    ("test_p33_sysv_shared_memory_cannot_exceed_the_documented_memory_bound", "bwrap"): (
-        "without a memory cgroup, SysV shm is outside RLIMIT_DATA: 384 MB held at 32 MB x 4 processes"
-    ),
-    ("test_p37_a_correct_java_program_runs_at_half_a_gigabyte", "bwrap"): (
-        "without a memory cgroup, -Xss64m thread stacks count in RLIMIT_DATA: the JVM cannot start at 512 MB"
-    ),
+    # p03/p04 (host sockets/FIFOs), p05/p33 (memfd/SysV shm), p37 (Java at 512 MB): closed by the
+    # sandbox branch after the final run (seccomp filter, narrower view, JVM thread stacks); their class
+    # variants are in test_ipc_and_shared_memory.py and test_languages_memory.py
 }
 
 

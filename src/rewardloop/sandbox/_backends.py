@@ -94,7 +94,10 @@ def _probe(mode: str) -> str | None:
     elif mode == "bwrap":
         if not shutil.which("bwrap"):
             return "bubblewrap (bwrap) not installed"
-        cmd = ["bwrap", "--dev-bind", "/", "/", "--unshare-pid", "--unshare-net", "--proc", "/proc", "true"]
+        cmd = ["bwrap", "--dev-bind", "/", "/", "--unshare-pid", "--unshare-net", "--proc", "/proc"]
+        if os.geteuid() != 0:  # bubblewrap >= 0.8: the runs need it (see BwrapBackend.wrap)
+            cmd += ["--unshare-user", "--disable-userns"]
+        cmd.append("true")
     else:
         return None
     try:
@@ -143,16 +146,13 @@ def marker_command(token: str, argv: Sequence[str]) -> list[str]:
 
 
 def prlimit_command(
-    *, cpu_s: int, data_b: int | None, stack_b: int, fsize_b: int, nproc: int | None
+    *, cpu_s: int, data_b: int | None, stack_b: int, fsize_b: int, nproc: int | None, core: bool = False
 ) -> list[str]:
-    argv = [
-        "prlimit",
-        f"--cpu={cpu_s}",
-        f"--stack={stack_b}",
-        f"--fsize={fsize_b}",
-        "--core=0",
-        "--nofile=1024",
-    ]
+    """``core``: set RLIMIT_CORE here (to 1, see :mod:`._seccomp`); a launcher has set it already, and
+    its seccomp filter refuses a change."""
+    argv = ["prlimit", f"--cpu={cpu_s}", f"--stack={stack_b}", f"--fsize={fsize_b}", "--nofile=1024"]
+    if core:
+        argv.append("--core=1")
     if data_b is not None:
         argv.append(f"--data={data_b}")
     if nproc is not None:
@@ -197,6 +197,8 @@ class Backend:
     # memory cap of the whole tree always; a task cap where RLIMIT_NPROC cannot work (root, no uid
     # switch); CPU accounting where wait4 does not see the program.
     cgroup_controllers: tuple[str, ...] = ("memory", "pids")
+    # bwrap without root builds its namespaces from a user namespace: its launchers cannot refuse them
+    needs_user_namespaces = False
 
     def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
         self._base = base
@@ -276,6 +278,13 @@ class BwrapBackend(Backend):
     def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
         super().__init__(base, plan, cache_dir)
         self.drops_privileges = os.geteuid() == 0
+        self.needs_user_namespaces = not self.drops_privileges
+        self._blank = os.path.join(base, "blank")  # an empty file, bound over host FIFOs and sockets
+        self._closed_file = os.path.join(base, "closed")  # an empty file nobody can open (mode 000)
+        for path, mode in ((self._blank, 0o444), (self._closed_file, 0)):
+            with open(path, "w"):
+                pass
+            os.chmod(path, mode)
 
     def make_workdir(self, quota_bytes: int, inodes: int, uid: int, build: str | None = None) -> Workdir:
         wd = super().make_workdir(quota_bytes, inodes, uid)  # the build is bound in by wrap()
@@ -295,11 +304,20 @@ class BwrapBackend(Backend):
             argv += ["--ro-bind", source, target]
         for parent in _parents_below(wd.host, self._plan.hidden):
             argv += ["--perms", "0755", "--dir", parent]
+        for path in self._plan.blanked:  # host FIFOs and sockets in the visible trees
+            # one removed since the set-up is simply gone (bwrap fails on a missing mount target)
+            if os.path.lexists(path) and not os.path.isdir(path):
+                argv += ["--ro-bind", self._blank, path]
         argv += ["--bind", wd.host, wd.host]
         if wd.build is not None and self._cache_dir is not None:
             source = os.path.join(self._cache_dir, wd.build)
             argv += ["--ro-bind", source, os.path.join(wd.host, os.path.basename(wd.build))]
         argv += ["--proc", "/proc", "--dev", "/dev"]
+        if self.needs_user_namespaces:
+            # Without root there is no memory cgroup, and a MAP_SHARED mapping of /dev/zero is shared
+            # memory that no per-process limit counts (and no system call filter can tell from a file
+            # mapping): /dev/zero cannot be opened there.
+            argv += ["--ro-bind", self._closed_file, "/dev/zero"]
         # The hidden tmpfs mounts and /dev are the sandbox user's own under a user namespace, and no
         # memory limit counts them: once the mount points inside them exist, they become read-only, so
         # the working directory (its own bind mount) is the only place a run can write.
@@ -312,6 +330,9 @@ class BwrapBackend(Backend):
         argv += ["--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         if not network:
             argv.append("--unshare-net")
+        if self.needs_user_namespaces:
+            # no nested user namespace: in one, a program could mount a tmpfs no memory limit counts
+            argv += ["--unshare-user", "--disable-userns"]
         argv += ["--die-with-parent", "--new-session", "--chdir", wd.host, "--"]
         return argv + privileges_command(uid if self.drops_privileges else None) + inner
 
@@ -454,7 +475,12 @@ def _holder_source() -> str:
 
 
 def _start_holder(plan: MountPlan, cache_dir: str | None) -> subprocess.Popen[str]:
-    config: dict[str, Any] = {"hidden": plan.hidden, "exposed": plan.exposed, "workspace": _WORKSPACE}
+    config: dict[str, Any] = {
+        "hidden": plan.hidden,
+        "exposed": plan.exposed,
+        "blanked": plan.blanked,
+        "workspace": _WORKSPACE,
+    }
     config.update(cache=cache_dir, devices=DEVICE_NODES)
     argv = ["unshare", "--mount", "--propagation", "private", "--"]
     argv += [sys.executable, "-I", "-S", "-c", _holder_source(), json.dumps(config)]

@@ -103,6 +103,15 @@ def setup():
             open(target, "a").close()
         bind_read_only("/proc/self/fd/%d" % fd, target)
         os.close(fd)
+    # host FIFOs and Unix sockets in the visible trees: an empty read-only file over each (a read-only
+    # mount stops neither a FIFO's writer nor a socket's connect)
+    blank = "/tmp/.rewardloop-blank"
+    with open(blank, "w"):
+        pass
+    os.chmod(blank, 0o444)
+    for path in cfg["blanked"]:
+        if os.path.lexists(path) and not os.path.isdir(path):
+            bind_read_only(blank, path)
     private_dev()
     ws = cfg["workspace"]
     os.makedirs(ws, mode=0o711, exist_ok=True)

@@ -184,7 +184,8 @@ def _real_rustc(rustc: str) -> str | None:
 
 class Java(Language):
     name, aliases, tools, compiled = "java", (), ("javac", "java"), True
-    oom_markers = ("java.lang.OutOfMemoryError",)
+    # the JVM's own fatal errors go to stdout whatever the flags say
+    oom_markers = ("java.lang.OutOfMemoryError", "insufficient memory for the Java Runtime Environment")
     stack_mb = 8
     jvm_flags = ("-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:TieredStopAtLevel=1")
 
@@ -213,12 +214,21 @@ class Java(Language):
 
     def run_argv(self, tc: Toolchain, code: str, source: str, built: str | None, limits: Limits) -> list[str]:
         heap = [] if limits.memory_mb is None else [f"-Xmx{max(16, limits.memory_mb * 3 // 4)}m", "-Xms8m"]
+        # -Xss64m: the java launcher runs main() on a thread of its own with this stack (deep recursion);
+        # -XX:ThreadStackSize (KB, after it): every other thread's default, the JVM's own included. With
+        # -Xss alone the JVM's ~8 threads took 64 MB each, all counted by RLIMIT_DATA where no cgroup caps
+        # memory: the JVM could not start at memory_mb=512 (red-team round 3, p37). Threads the program
+        # makes with an explicit stack size keep it.
         return [
             tc.executables["java"],
             "-XX:+UseSerialGC",
             "-XX:-UsePerfData",
+            "-XX:+DisplayVMOutputToStderr",  # the JVM's warnings are not the program's output
+            "-Xlog:disable",
+            "-Xlog:all=warning:stderr",
             *heap,
             "-Xss64m",
+            "-XX:ThreadStackSize=1024",
             "-Djava.io.tmpdir=.",
             "-cp",
             str(built),

@@ -18,11 +18,16 @@ kernel refuses, the run is not started.
 The launcher's children start with ``oom_score_adj`` 1000 (raising it needs no privilege), so when the
 cgroup, or the machine, runs out of memory the kernel kills the sandboxed programs first and never the
 launcher. If a launcher dies anyway, the run is a SANDBOX_ERROR and the slot is replaced.
+
+A launcher confines itself before it serves anything (``_launcher_main``): RLIMIT_CORE = 1, ``no_new_privs``
+and the seccomp filter of :mod:`._seccomp`, all inherited by every process it starts and irrevocable. A
+launcher that cannot confine itself never starts a run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -33,6 +38,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ._cgroups import CgroupRun, Cgroups
@@ -44,84 +50,24 @@ log = logging.getLogger(__name__)
 
 _MAX_MESSAGE = 1 << 24
 _REAP_TIMEOUT_S = 10.0  # the supervisor only reaps after the exit (or a SIGKILL): this is a safety net
+_READY_TIMEOUT_S = 30.0
 
-_LAUNCHER_SOURCE = r"""
-import ctypes, errno, json, os, socket, subprocess, sys
-sock = socket.socket(fileno=int(sys.argv[1]))
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-# keyctl's syscall number per architecture (the generic table for the newer ones)
-KEYCTL = {"x86_64": 250, "i686": 288, "i386": 288, "aarch64": 219, "riscv64": 219, "loongarch64": 219,
-          "armv7l": 311, "ppc64le": 311, "ppc64": 311, "s390x": 280}.get(os.uname().machine)
-JOIN_SESSION_KEYRING, KEYCTL_CLEAR, SESSION_KEYRING = 1, 7, -3
 
-def new_session_keyring():
-    if KEYCTL is None:
-        raise OSError("keyctl: unknown system call number on %s" % os.uname().machine)
-    if libc.syscall(ctypes.c_long(KEYCTL), ctypes.c_long(JOIN_SESSION_KEYRING), ctypes.c_void_p(None)) < 0:
-        err = ctypes.get_errno()
-        # ENOSYS: a kernel without keyrings; EPERM: a seccomp filter denying keyctl (Docker's default
-        # profile denies keyctl, add_key and request_key), which the run inherits. Either way the run
-        # has no keyring to share. Anything else: the run is not started.
-        if err not in (errno.ENOSYS, errno.EPERM):
-            raise OSError(err, "keyctl(JOIN_SESSION_KEYRING): " + os.strerror(err))
-
-def oom_score_adj(value):
-    try:
-        with open("/proc/self/oom_score_adj", "w") as fh:
-            fh.write(value)
-    except OSError:
-        pass
-
-while True:
-    try:
-        msg, fds, _, _ = socket.recv_fds(sock, 1 << 24, 3)
-    except OSError:
-        break
-    if not msg:
-        break
-    req = json.loads(msg)
-    # The child inherits 1000: the kernel kills the run's processes first, never the launcher. Raising
-    # our own value and lowering it back to where it was needs no privilege, and keeps vfork usable.
-    oom_score_adj("1000")
-    try:
-        new_session_keyring()
-        proc = subprocess.Popen(req["argv"], stdin=fds[0], stdout=fds[1], stderr=fds[2], env=req["env"],
-                                cwd=req["cwd"], start_new_session=True, close_fds=True)
-    except Exception as exc:
-        reply = {"error": "%s: %s" % (type(exc).__name__, exc)}
-        proc = None
-    else:
-        reply = {"pid": proc.pid}
-    finally:
-        oom_score_adj("0")
-    for fd in fds:
-        os.close(fd)
-    sock.send(json.dumps(reply).encode())
-    if proc is None:
-        continue
-    _, status, ru = os.wait4(proc.pid, 0)
-    proc.returncode = 0
-    # Empty the run's session keyring (we possess it) and let go of it: its keys are freed now, before
-    # the run's uid is given to another run (the kernel may keep the keyring itself a while longer).
-    libc.syscall(ctypes.c_long(KEYCTL or 0), ctypes.c_long(KEYCTL_CLEAR), ctypes.c_long(SESSION_KEYRING))
-    try:
-        new_session_keyring()
-    except OSError:
-        pass
-    sock.send(json.dumps({"status": status, "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss}).encode())
-"""
+@functools.cache
+def _launcher_source() -> str:
+    return (Path(__file__).parent / "_launcher_main.py").read_text(encoding="utf-8")
 
 
 class Slot:
     """One launcher and the cgroups it lives in."""
 
-    def __init__(self, cgroup: CgroupRun) -> None:
+    def __init__(self, cgroup: CgroupRun, seccomp: bytes) -> None:
         self.cgroup = cgroup
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with theirs:
+            argv = [sys.executable, "-I", "-S", "-c", _launcher_source(), str(theirs.fileno()), seccomp.hex()]
             self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _LAUNCHER_SOURCE, str(theirs.fileno())],
+                argv,
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -131,12 +77,19 @@ class Slot:
                 env={"PATH": os.defpath, "LANG": "C.UTF-8"},
             )
         self.sock = ours
+        self.broken = False
         try:
+            # it confines itself (seccomp filter, core limit) before anything else: nothing runs without
+            self.sock.settimeout(_READY_TIMEOUT_S)
+            ready = self.sock.recv(4096)
+            self.sock.settimeout(None)
+            if ready != b"ready":
+                why = ready.decode(errors="replace")[6:] if ready else "it exited"
+                raise OSError(f"the launcher could not confine itself: {why}")
             cgroup.join(self.proc.pid)
         except OSError:
             self.close()
             raise
-        self.broken = False
 
     def start(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: str, stdin: int, stdout: int, stderr: int
@@ -194,8 +147,10 @@ class Slot:
 class LauncherPool:
     """Slots on demand (at most one per concurrent run), reused across runs."""
 
-    def __init__(self, cgroups: Cgroups) -> None:
+    def __init__(self, cgroups: Cgroups, seccomp: bytes) -> None:
         self._cgroups = cgroups
+        self._seccomp = seccomp
+        self.last_error: str | None = None
         self._idle: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         self._all: list[Slot] = []
         self._lock = threading.Lock()
@@ -233,9 +188,10 @@ class LauncherPool:
         # no cgroup (none can be made here): a launcher all the same, for the keyring and a cheap fork
         cgroup = self._cgroups.create() or CgroupRun({})
         try:
-            slot = Slot(cgroup)
+            slot = Slot(cgroup, self._seccomp)
         except OSError as exc:
-            log.debug("could not start a launcher: %s", exc)
+            log.warning("could not start a sandbox launcher: %s", exc)
+            self.last_error = str(exc)
             cgroup.destroy()
             return None
         with self._lock:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -14,14 +15,31 @@ __all__ = [
     "DEVICE_NODES",
     "MountPlan",
     "home_directories",
+    "ipc_endpoints",
     "plan_mounts",
     "project_root",
     "too_broad_to_expose",
     "unreachable_for_others",
 ]
 
-# Directories a tmpfs covers by default: homes, scratch space shared with other users, runtime sockets.
-DEFAULT_HIDDEN = ("/root", "/home", "/tmp", "/var/tmp", "/dev/shm", "/run", "/mnt", "/media", "/srv")
+# Directories a tmpfs covers by default: homes, scratch space shared with other users, runtime sockets,
+# and the trees a run does not need whose files are not the system's software: /var (daemons' state,
+# sockets and FIFOs: red-team round 3, p03/p04), /opt (add-on packages: a toolchain there is bound back),
+# /boot. What stays visible: /usr, /etc, /bin, /sbin, /lib*, the toolchains, a private /proc and /dev.
+DEFAULT_HIDDEN = (
+    "/root",
+    "/home",
+    "/tmp",
+    "/var",
+    "/var/tmp",
+    "/dev/shm",
+    "/run",
+    "/mnt",
+    "/media",
+    "/srv",
+    "/opt",
+    "/boot",
+)
 # The standard top-level directories (FHS, plus /nix and /snap, which hold software). Every other
 # top-level directory (a data volume, a checkout, the machine's own tooling) is hidden by default.
 _STANDARD_TOP = frozenset(
@@ -78,6 +96,9 @@ class MountPlan:
 
     hidden: tuple[str, ...]
     exposed: tuple[tuple[str, str], ...]
+    # host FIFOs and Unix sockets in the visible trees at set-up (see ipc_endpoints): each is covered by an
+    # empty read-only file
+    blanked: tuple[str, ...] = ()
 
 
 def project_root() -> str | None:
@@ -116,6 +137,51 @@ def plan_mounts(
             continue
         exposed.append((target, os.path.realpath(target)))
     return MountPlan(tuple(hidden), tuple(exposed))
+
+
+# Not walked: the run gets its own /proc and /dev; sysfs holds no FIFOs or sockets.
+_NOT_SCANNED = ("/proc", "/sys", "/dev")
+
+
+def ipc_endpoints(plan: MountPlan) -> tuple[str, ...]:
+    """The FIFOs and Unix sockets a run of ``plan`` would see: every one in the visible trees (``/`` minus
+    the hidden directories, plus the directories bound back), found by one walk that follows no link.
+    A host process may read or write a FIFO, or listen on a socket, that a run could open (a read-only
+    mount stops neither); covered by an empty file, it is gone from the run's view. The walk is once per
+    sandbox set-up; an endpoint made later is out of reach only through the seccomp filter (sockets)."""
+    found: list[str] = []
+    hidden = set(plan.hidden) | set(_NOT_SCANNED)
+    stack = [t for t, _ in plan.exposed if os.path.isdir(t)]
+    stack += [t for t, _ in plan.exposed if not os.path.isdir(t) and _is_ipc(t)]
+    found += [p for p in stack if not os.path.isdir(p)]
+    stack = [p for p in stack if os.path.isdir(p)] + ["/"]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = os.scandir(directory)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.path not in hidden:
+                            stack.append(entry.path)
+                    elif not entry.is_symlink() and not entry.is_file(follow_symlinks=False):
+                        mode = entry.stat(follow_symlinks=False).st_mode
+                        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+                            found.append(entry.path)
+                except OSError:
+                    continue
+    return tuple(sorted(set(found)))
+
+
+def _is_ipc(path: str) -> bool:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def home_directories() -> set[str]:

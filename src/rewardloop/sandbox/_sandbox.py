@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import math
@@ -36,8 +37,9 @@ from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
 from ._cgroups import Cgroups, pid_alive
 from ._languages import LANGUAGES, Language, Toolchain, resolve_language
 from ._launcher import LauncherPool
-from ._mounts import MountPlan, plan_mounts, unreachable_for_others
+from ._mounts import MountPlan, ipc_endpoints, plan_mounts, unreachable_for_others
 from ._process import Outcome, supervise
+from ._seccomp import filter_program
 from ._types import Limits, RunResult, RunStatus
 from ._uids import UidPool
 
@@ -228,8 +230,25 @@ class Sandbox:
             shutil.rmtree(base, ignore_errors=True)
             raise ConfigError(_scrub(f"the {self.isolation!r} sandbox could not start: {exc}")) from exc
         cgroups = Cgroups(backend.cgroup_controllers)
-        # launchers with or without cgroups: they also give each run a fresh session keyring
-        launchers = LauncherPool(cgroups) if hasattr(os, "pidfd_open") else None
+        # launchers with or without cgroups: they confine every run (seccomp filter, core limit) and give
+        # it a fresh session keyring. bwrap without root needs a user namespace, and closes nested ones
+        # itself (--disable-userns); everything else may be refused them.
+        if hasattr(os, "pidfd_open"):
+            try:
+                seccomp = filter_program(deny_user_namespaces=not backend.needs_user_namespaces)
+            except OSError as exc:
+                shutil.rmtree(base, ignore_errors=True)
+                backend.close()
+                raise ConfigError(f"the {self.isolation!r} sandbox could not start: {exc}") from exc
+            launchers: LauncherPool | None = LauncherPool(cgroups, seccomp)
+        elif self.isolation != "none":
+            shutil.rmtree(base, ignore_errors=True)
+            backend.close()
+            raise ConfigError(
+                f"the {self.isolation!r} sandbox needs os.pidfd_open (Linux >= 5.3) for its launchers"
+            )
+        else:
+            launchers = None
         log.debug(
             "sandbox %s: hidden=%s exposed=%s cgroups=%s",
             self.isolation,
@@ -249,6 +268,8 @@ class Sandbox:
         roots = [r for tc in toolchains.values() if tc for r in tc.roots]
         # the cache is hidden like the rest: each run gets only its own program's entry bound in
         plan = plan_mounts([*self._hidden, cache_dir], roots)
+        if self.isolation != "none":  # host FIFOs and sockets in the visible trees: covered
+            plan = dataclasses.replace(plan, blanked=ipc_endpoints(plan))
         backend = make_backend(self.isolation, base, plan, cache_dir)
         if backend.drops_privileges:  # programs run as another uid: they must read the cache
             if os.stat(cache_dir).st_uid == os.geteuid():
@@ -428,11 +449,14 @@ class Sandbox:
         _write_files(wd.host, {**files, **sources}, uid)
         token = f"<<rewardloop-sandbox:{secrets.token_hex(12)}>>"
         with state.slot(_cgroup_memory(limits), limits.max_processes + 4) as slot:
+            if slot is None and self.isolation != "none":
+                # fail closed: no run without the launcher's confinement (its seccomp filter above all)
+                why = state.launchers.last_error if state.launchers is not None else None
+                return _sandbox_error(f"no sandbox launcher could start: {why or 'unknown reason'}")
             # a memory cgroup caps the tree: no RLIMIT_DATA then, which would count thread stacks
             per_process = slot is None or not slot.cgroup.caps_memory
-            inner = _prlimit(lang, limits, state.backend.nproc_exact, per_process) + marker_command(
-                token, argv
-            )
+            inner = _prlimit(lang, limits, state.backend.nproc_exact, per_process, core=slot is None)
+            inner += marker_command(token, argv)
             command = state.backend.wrap(inner, wd, uid, limits.network)
             outcome = supervise(
                 command,
@@ -609,9 +633,12 @@ def _run_quota(job: _Job) -> int:
     return max(64, 4 * job.limits.file_size_mb) * _MB + job.files_size + len(job.code.encode())
 
 
-def _prlimit(lang: Language, limits: Limits, nproc_exact: bool, per_process_memory: bool) -> list[str]:
+def _prlimit(
+    lang: Language, limits: Limits, nproc_exact: bool, per_process_memory: bool, core: bool
+) -> list[str]:
     memory = limits.memory_mb
     return prlimit_command(
+        core=core,
         cpu_s=max(1, math.ceil(limits.effective_cpu_s)),
         data_b=None if memory is None or not per_process_memory else memory * _MB,
         stack_b=min(lang.stack_mb, memory or lang.stack_mb) * _MB,
@@ -689,16 +716,19 @@ def _status(out: Outcome, lang: Language, limits: Limits, oom_killed: bool) -> R
     # (0.75: the kernel enforces RLIMIT_CPU on tick-sampled time, which can run ahead of rusage under load)
     if out.signal in (9, 24) and spent >= 0.75 * cpu_limit:
         return RunStatus.TIMEOUT
-    if failed and _reports_oom(out.stderr, lang):
+    if failed and _reports_oom(out, lang):
         return RunStatus.MEMORY_EXCEEDED
     if out.signal is not None and limits.memory_mb and out.max_rss_kb >= 0.9 * limits.memory_mb * 1024:
         return RunStatus.MEMORY_EXCEEDED
     return RunStatus.FINISHED
 
 
-def _reports_oom(stderr: bytes, lang: Language) -> bool:
-    tail = stderr[-8192:].decode(errors="replace")
-    return any(marker in tail for marker in (*lang.oom_markers, "Cannot allocate memory"))
+def _reports_oom(out: Outcome, lang: Language) -> bool:
+    """The runtime said it ran out of memory: on stderr, or (the JVM's fatal errors) on stdout. A program
+    that prints such a line and fails gains nothing: it failed either way."""
+    markers = (*lang.oom_markers, "Cannot allocate memory")
+    tails = (out.stderr[-8192:].decode(errors="replace"), out.stdout[-8192:].decode(errors="replace"))
+    return any(marker in tail for marker in markers for tail in tails)
 
 
 def _sandbox_error(message: str, out: Outcome | None = None) -> RunResult:
