@@ -437,33 +437,33 @@ def test_the_mount_check_finds_every_reachable_unsafe_mount():
     ]
 
 
-# A private mount namespace with the issue's layout: /etc/rl-test-mnt is itself a mount point (a tmpfs, which allows
+# A private mount namespace with the issue's layout: /etc/opt is itself a mount point (a tmpfs, which allows
 # set-uid programs and devices), holding set-uid-root copies of `id` and `cat`, and a device node (that
 # of /dev/zero: harmless). The sandbox is built inside it, so its holder inherits the layout.
 SUID_SCRIPT = r"""
 import json, os, shutil, subprocess, sys
-os.makedirs("/etc/rl-test-mnt", exist_ok=True)  # a visible tree that is no toolchain root
+assert os.path.isdir("/etc/opt")  # an existing visible tree, no toolchain root: mounted over, never created
 import atexit
-atexit.register(lambda: (subprocess.run(["umount", "-l", "/etc/rl-test-mnt"]), os.rmdir("/etc/rl-test-mnt")))
-subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=16m", "tmpfs", "/etc/rl-test-mnt"], check=True)
+atexit.register(lambda: subprocess.run(["umount", "-l", "/etc/opt"]))
+subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=16m", "tmpfs", "/etc/opt"], check=True)
 for tool in ("id", "cat"):
-    shutil.copy("/usr/bin/" + tool, "/etc/rl-test-mnt/suid-" + tool)
-    os.chown("/etc/rl-test-mnt/suid-" + tool, 0, 0)
-    os.chmod("/etc/rl-test-mnt/suid-" + tool, 0o4755)
-os.mknod("/etc/rl-test-mnt/zero-node", 0o20666, os.makedev(1, 5))
-os.chmod("/etc/rl-test-mnt/zero-node", 0o666)
+    shutil.copy("/usr/bin/" + tool, "/etc/opt/suid-" + tool)
+    os.chown("/etc/opt/suid-" + tool, 0, 0)
+    os.chmod("/etc/opt/suid-" + tool, 0o4755)
+os.mknod("/etc/opt/zero-node", 0o20666, os.makedev(1, 5))
+os.chmod("/etc/opt/zero-node", 0o666)
 from rewardloop.sandbox import Sandbox
 probe = '''
 import json, os, subprocess
-report = {"euid": subprocess.run(["/etc/rl-test-mnt/suid-id", "-u"], capture_output=True, text=True).stdout.strip()}
-shadow = subprocess.run(["/etc/rl-test-mnt/suid-cat", "/etc/shadow"], capture_output=True, text=True)
+report = {"euid": subprocess.run(["/etc/opt/suid-id", "-u"], capture_output=True, text=True).stdout.strip()}
+shadow = subprocess.run(["/etc/opt/suid-cat", "/etc/shadow"], capture_output=True, text=True)
 report["shadow"] = shadow.returncode == 0 and "root:" in shadow.stdout
 try:
-    with open("/etc/rl-test-mnt/zero-node", "rb") as fh:
+    with open("/etc/opt/zero-node", "rb") as fh:
         report["device"] = len(fh.read(4))
 except OSError as exc:
     report["device"] = exc.errno
-report["opt_flags"] = [l.split()[5] for l in open("/proc/self/mountinfo") if l.split()[4] == "/etc/rl-test-mnt"]
+report["opt_flags"] = [l.split()[5] for l in open("/proc/self/mountinfo") if l.split()[4] == "/etc/opt"]
 print(json.dumps(report))
 '''
 with Sandbox(isolation=ISOLATION) as sb:
@@ -482,25 +482,25 @@ def test_a_set_uid_root_binary_on_its_own_mount_point_gives_nothing(isolation):
     report = json.loads(out["stdout"])
     assert report["euid"] not in ("", "0"), report  # the set-uid bit did nothing
     assert report["shadow"] is False
-    assert report["device"] == 13  # EACCES: the device node on /etc/rl-test-mnt cannot be opened (nodev)
+    assert report["device"] == 13  # EACCES: the device node on /etc/opt cannot be opened (nodev)
     flags = [set(f.split(",")) for f in report["opt_flags"]]
     assert flags and all({"nosuid", "nodev"} <= f for f in flags)
 
 
 HOLDER_FAILS = r"""
 import json, os, signal, subprocess
-os.makedirs("/etc/rl-test-mnt", exist_ok=True)  # a visible tree that is no toolchain root
+assert os.path.isdir("/etc/opt")  # an existing visible tree, no toolchain root: mounted over, never created
 import atexit
-atexit.register(lambda: (subprocess.run(["umount", "-l", "/etc/rl-test-mnt"]), os.rmdir("/etc/rl-test-mnt")))
-subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=1m", "tmpfs", "/etc/rl-test-mnt"], check=True)
-os.mkdir("/etc/rl-test-mnt/answers")
+atexit.register(lambda: subprocess.run(["umount", "-l", "/etc/opt"]))
+subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=1m", "tmpfs", "/etc/opt"], check=True)
+os.mkdir("/etc/opt/answers")
 from rewardloop.sandbox import Sandbox
-with Sandbox(isolation="unshare", hidden_paths=["/etc/rl-test-mnt/answers"]) as sb:
+with Sandbox(isolation="unshare", hidden_paths=["/etc/opt/answers"]) as sb:
     first = sb.run("print(1)")
     holder = sb._ensure().backend._holder
     os.kill(holder.pid, signal.SIGKILL)
     holder.wait()
-    os.rmdir("/etc/rl-test-mnt/answers")  # the next holder cannot cover it: it must not run anything
+    os.rmdir("/etc/opt/answers")  # the next holder cannot cover it: it must not run anything
     second = sb.run("print(2)")
 print(json.dumps([first.status.value, second.status.value, second.error]))
 """
@@ -722,19 +722,19 @@ def test_the_plan_never_keeps_the_root_or_a_home_visible():
 
 SYMLINK_SCRIPT = r"""
 import json, os, subprocess
-os.makedirs("/etc/rl-test-mnt", exist_ok=True)  # a visible tree that is no toolchain root
+assert os.path.isdir("/etc/opt")  # an existing visible tree, no toolchain root: mounted over, never created
 import atexit
-atexit.register(lambda: (subprocess.run(["umount", "-l", "/etc/rl-test-mnt"]), os.rmdir("/etc/rl-test-mnt")))
-subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=1m", "tmpfs", "/etc/rl-test-mnt"], check=True)
-os.makedirs("/etc/rl-test-mnt/real-answers")
-with open("/etc/rl-test-mnt/real-answers/key.txt", "w") as fh:
+atexit.register(lambda: subprocess.run(["umount", "-l", "/etc/opt"]))
+subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=755,size=1m", "tmpfs", "/etc/opt"], check=True)
+os.makedirs("/etc/opt/real-answers")
+with open("/etc/opt/real-answers/key.txt", "w") as fh:
     fh.write("42")
-os.symlink("/etc/rl-test-mnt/real-answers", "/etc/rl-test-mnt/answers")
+os.symlink("/etc/opt/real-answers", "/etc/opt/answers")
 from rewardloop.sandbox import Sandbox
 from rewardloop.sandbox._mounts import plan_mounts
-plan = plan_mounts([], [], defaults=["/etc/rl-test-mnt/answers"])
-with Sandbox(isolation=ISOLATION, hidden_paths=["/etc/rl-test-mnt/answers"]) as sb:
-    seen = sb.run("import os\np = '/etc/rl-test-mnt/real-answers'\nprint(os.listdir(p) if os.path.isdir(p) else [])").stdout
+plan = plan_mounts([], [], defaults=["/etc/opt/answers"])
+with Sandbox(isolation=ISOLATION, hidden_paths=["/etc/opt/answers"]) as sb:
+    seen = sb.run("import os\np = '/etc/opt/real-answers'\nprint(os.listdir(p) if os.path.isdir(p) else [])").stdout
 print(json.dumps({"hidden": plan.hidden, "seen": seen}))
 """
 
@@ -745,7 +745,7 @@ def test_a_hidden_symlink_hides_its_target(isolation):
     if isolation not in ISOLATED:
         pytest.skip(f"isolation={isolation!r} is not available here")
     out = _script(SYMLINK_SCRIPT.replace("ISOLATION", repr(isolation)), private_mounts=True)
-    assert "/etc/rl-test-mnt/real-answers" in out["hidden"]  # a default hidden path that is a link
+    assert "/etc/opt/real-answers" in out["hidden"]  # a default hidden path that is a link
     assert out["seen"] == "[]\n"
 
 
