@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from ._equiv_visible import reader_view
 from ._latex import _BRACE_EVENTS
+from ._words import ONES, TENS
 
 __all__ = [
     "FINAL_ANSWER_RULES",
@@ -1764,34 +1765,7 @@ _FINAL_ROW = re.compile(
     r"^\|\s*\**\s*(?i:final(?:\s+answer)?|answer|result)\s*\**\s*\|\s*(?P<value>[^|\n]{1,60}?)\s*\|",
     re.MULTILINE,
 )
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate((*ONES, TENS[0]))}
 #: how much text after the last box is read for a final statement (more is work, and its values are not answers)
 TRAILING_WINDOW = 300
 

@@ -22,6 +22,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from ._words import ONES, TENS
+
 __all__ = [
     "MAX_ANSWER_CHARS",
     "Interval",
@@ -717,29 +719,8 @@ def _flat_pm(items: tuple[Node, ...]) -> tuple[Node, ...]:
     return tuple(out)
 
 
-_ONES = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ONES = list(ONES)
+_TENS = list(TENS)
 _WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 10 * (i + 2) for i, w in enumerate(_TENS)}
 _SCALE_WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 

@@ -94,6 +94,7 @@ from ._qa_norm import (
     is_year_like,
     squad,
 )
+from ._words import ONES, TENS
 from .qa_em import MAX_ANSWER_TAGS, count_answer_tags, extract_answer, gold_answers
 
 __all__ = ["QA_JUDGE_TEMPLATE", "QA_SOURCES", "QAEquivScorer", "Verdict", "decide", "route_qa_sources"]
@@ -1347,36 +1348,10 @@ def _same_items(answer: str, golds: Sequence[str]) -> bool:
 
 
 _NUMBER_WORDS = frozenset(
-    [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-        "thirty",
-        "forty",
+    (
+        *ONES,
+        *TENS,
         "fourty",
-        "fifty",
-        "sixty",
-        "seventy",
-        "eighty",
-        "ninety",
         "hundred",
         "thousand",
         "million",
@@ -1425,7 +1400,7 @@ _NUMBER_WORDS = frozenset(
         "dec",
         "percent",
         "cent",
-    ]
+    )
 )
 
 
