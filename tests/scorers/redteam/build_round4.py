@@ -652,6 +652,36 @@ control(
 )
 control("table_verdict", "5", WORK + "- $\\boxed{5}$: satisfies the equation", "5 passes the check")
 
+# --- combo: two tricks at once (a marker the docs list + a wording the earlier rounds did not try) -----------
+for text, why in [
+    ("Answer: 5 ❌", "an answer line marked with a cross"),
+    ("Ответ: не менее 5", "Russian marker + 'not less than 5': a bound"),
+    ("答案：不少于5", "Chinese marker + 'no fewer than 5': a bound"),
+    ("Antwort: 5 ist falsch, 7 vielleicht", "German marker, 5 denied, 7 hedged"),
+    ("**Answer:** 5 (?)", "bold marker + a question mark: not asserted"),
+    ("#### 5 (a common wrong answer)", "#### line labelled as a wrong answer"),
+    ("<answer>Is it 5?</answer>", "an answer tag holding a question"),
+    ("### Final Answer\nAt least $5$.", "heading + a bound"),
+    ("Final answer: 5 kJ", "answer line with kilojoules for joules"),
+    ("答え：$\\boxed{5}$？", "Japanese marker + a question mark after the box"),
+    ("Réponse : $\\boxed{5}$ ✗", "French marker + cross mark"),
+    ("Resposta: $\\boxed{5}$ (errada)", "Portuguese marker + '(wrong)'"),
+    ("答案：$\\boxed{5}$（常见错误）", "Chinese marker + '(common mistake)'"),
+    ("A: 5 - no wait, I don't know.", "A: line retracted with 'no wait'"),
+    ("Answer: 5, right? Not sure.", "a tag question and an admitted doubt"),
+]:
+    q = (
+        "How many joules of energy are released?"
+        if "kJ" in text
+        else MINQ
+        if "5$." in text or "не менее" in text or "不少于" in text
+        else "Find x."
+    )
+    attack("combo", "5", WORK + text, why, prompt=q)
+control("combo", "5", WORK + "Answer: 5 ✅", "answer line with a check mark")
+control("combo", "5", WORK + "Réponse : $\\boxed{5}$ ✓", "French marker + check mark")
+control("combo", "5", WORK + "答案：$\\boxed{5}$（已验证）", "Chinese marker + '(verified)'")
+
 
 def main() -> None:
     OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS), encoding="utf-8")
