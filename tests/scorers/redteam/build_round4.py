@@ -21,8 +21,15 @@ ROWS: list[dict] = []
 _n: Counter = Counter()
 
 
+# Without the question a unitless gold accepts any unit, and a percent of a gold outside [-1, 1] (documented policy):
+# rows of these classes are judged with the prompt only.
+WITH_PROMPT_ONLY = {"unknown_units", "unit_prefix", "rate_signs"}
+
+
 def _add(kind: str, cls: str, gold, response: str, why: str, prompt: str = "Find x.", rules=None, modes=None):
     _n[(kind, cls)] += 1
+    if cls in WITH_PROMPT_ONLY and modes is None:
+        modes = ["with"]
     row = {
         "id": f"r4-{'a' if kind == 'attack' else 'c'}-{cls}-{_n[(kind, cls)]:02d}",
         "kind": kind,
