@@ -762,3 +762,84 @@ def test_harness_mbpp_and_call_based_tricks_never_pass(sb: Sandbox, trick: str, 
     assert [r.status for r in res] != [TestStatus.PASSED], res
     ok = run_tests("def add(a, b):\n    return a + b\n", spec, sandbox=sb, limits=Limits(wall_s=10))
     assert [r.status for r in ok] == [TestStatus.PASSED], ok
+
+
+SHADOWED = [
+    "traceback",
+    "linecache",
+    "tokenize",
+    "difflib",
+    "pprint",
+    "inspect",
+    "reprlib",
+    "textwrap",
+    "string",
+    "locale",
+    "warnings",
+    "ast",
+    "dis",
+    "types",
+    "functools",
+    "collections",
+    "copy",
+    "weakref",
+    "json",
+    "decimal",
+    "fractions",
+    "numbers",
+    "random",
+    "operator",
+    "contextlib",
+    "enum",
+    "signal",
+    "threading",
+    "queue",
+    "heapq",
+    "bisect",
+    "codecs",
+    "statistics",
+    "re",
+    "typing",
+    "dataclasses",
+    "struct",
+    "base64",
+    "datetime",
+    "time",
+    "itertools",
+]
+
+
+def test_harness_stdlib_shadowing_in_the_working_directory_never_reaches_the_checker(sb: Sandbox) -> None:
+    """The checker removes the program's directory from sys.path: modules the program writes into its
+    working directory (named like the standard modules the checker or the test imports later) do not
+    run in the checker (they would stall PID 1, the checker, past the wall limit)."""
+    plant = (
+        "import os\n"
+        f"for _n in {SHADOWED!r}:\n"
+        "    with open(os.path.join(os.getcwd(), _n + '.py'), 'w') as _f:\n"
+        "        _f.write('import os, time\\nif os.getpid() == 1:\\n    time.sleep(100)\\n')\n"
+    )
+    he = dict(
+        HE,
+        test="def check(candidate):\n    import statistics, fractions, difflib\n    assert candidate(2, 3) == 5\n",
+    )
+    res = run_tests("    return a - b\n" + plant, he, sandbox=sb, limits=Limits(wall_s=5))
+    assert [r.status for r in res] == [TestStatus.RUNTIME_ERROR], res
+    mb = {"test_list": ["import decimal\nassert add(2, 3) == 5"]}
+    res = run_tests("def add(a, b):\n    return a - b\n" + plant, mb, sandbox=sb, limits=Limits(wall_s=5))
+    assert [r.status for r in res] == [TestStatus.RUNTIME_ERROR], res
+
+
+def test_limit_processes_counts_threads_at_10x(sb: Sandbox) -> None:
+    """max_processes: RLIMIT_NPROC counts every task, threads too (80 threads at a cap of 8)."""
+    code = (
+        "import threading, time\n"
+        "n=0\n"
+        "ev=threading.Event()\n"
+        "for i in range(80):\n"
+        "    try:\n        threading.Thread(target=ev.wait, daemon=True).start(); n+=1\n"
+        "    except RuntimeError:\n        break\n"
+        "print(n); ev.set()\n"
+    )
+    r = sb.run(code, "python", limits=Limits(wall_s=30, max_processes=8))
+    assert r.status is RunStatus.FINISHED and int(r.stdout.strip()) < 8, (r.stdout, r.stderr[-300:])
