@@ -13,9 +13,11 @@ import shutil
 import socket
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from rewardloop import ConfigError
 from rewardloop.sandbox import Limits, RunStatus, Sandbox
 from rewardloop.sandbox.harness import TestStatus, run_tests
 
@@ -686,39 +688,44 @@ def test_fs_hidden_paths_under_etc_are_covered() -> None:
         assert r.stdout.strip() == "0", (backend, r.stdout, r.stderr[-300:])
 
 
-@pytest.mark.xfail(
-    strict=True, reason="breaker: hidden_paths under /usr (/usr/share/doc, /usr/include) stay fully listable"
-)
-def test_fs_hidden_paths_under_usr_are_covered() -> None:
-    """hidden_paths are covered by an empty tmpfs ("put data sets, answer keys ... in hidden_paths"),
-    also for a directory under /usr, e.g. a data set installed in /usr/share."""
+def test_fs_hidden_paths_under_usr_are_refused_not_left_readable() -> None:
+    """hidden_paths fail closed: a directory under /usr (a data set installed in /usr/share) cannot be covered
+    (every run needs that tree), so the sandbox refuses the configuration naming the path, where it used to
+    leave the directory fully listable (breaker round 4)."""
     hidden = ("/usr/share/doc", "/usr/include")
-    seen = {}
     for backend in _isolating_backends():
-        with Sandbox(isolation=backend, hidden_paths=hidden) as box:
-            seen[backend] = box.run(LISTDIRS, "python", args=hidden).stdout.split()
-    assert seen and all(out == ["0", "0"] for out in seen.values()), seen
+        with (
+            pytest.raises(ConfigError, match="cannot be hidden: it lies inside a system or toolchain tree"),
+            Sandbox(isolation=backend, hidden_paths=hidden) as box,
+        ):
+            box.run("print(1)", "python")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="breaker: a hidden_paths entry inside a visible toolchain tree (a venv package dir) stays readable",
-)
-def test_fs_hidden_paths_inside_the_toolchain_tree_are_covered() -> None:
-    """hidden_paths are covered (docs: put answer keys "under a hidden path or pass them in hidden_paths"):
-    a package directory of the interpreter's virtualenv, e.g. one shipping a data set, passed in
-    hidden_paths, by its own path or by its path through the checkout's symlinked ``.venv``."""
+def test_fs_hidden_paths_inside_the_toolchain_tree_are_refused_not_left_readable() -> None:
+    """hidden_paths fail closed: a package directory of the interpreter's virtualenv (one shipping a data set),
+    by its own path or through the checkout's symlinked ``.venv``, lies in a toolchain tree every run needs:
+    refused with the tree named, where it used to stay readable (breaker round 4)."""
     import PIL  # any package of the visible venv stands for one that ships a data set
 
     pkg = os.path.dirname(PIL.__file__)
-    real = os.path.realpath(pkg)
-    files = (os.path.join(real, "__init__.py"), os.path.join(pkg, "__init__.py"))
-    seen = {}
     for backend in _isolating_backends():
-        for hidden in (real, pkg):
-            with Sandbox(isolation=backend, hidden_paths=(hidden,)) as box:
-                seen[backend, hidden] = box.run(READ_ARGS, "python", args=files).stdout.split()
-    assert seen and all("True" not in out for out in seen.values()), seen
+        for hidden in (os.path.realpath(pkg), pkg):
+            with (
+                pytest.raises(ConfigError, match=r"cannot be hidden: it lies inside .*a toolchain tree"),
+                Sandbox(isolation=backend, hidden_paths=(hidden,)) as box,
+            ):
+                box.run("print(1)", "python")
+
+
+def test_fs_hidden_paths_outside_the_system_trees_still_work(tmp_path: Any) -> None:
+    """The check refuses only what cannot be covered: a data directory elsewhere is hidden as before."""
+    data = tmp_path / "answers"
+    data.mkdir()
+    (data / "key.txt").write_text("42")
+    for backend in _isolating_backends():
+        with Sandbox(isolation=backend, hidden_paths=(str(data),)) as box:
+            r = box.run(READ_ARGS, "python", args=(str(data / "key.txt"),))
+        assert "True" not in r.stdout.split(), (backend, r.stdout, r.stderr[-300:])
 
 
 def test_next_run_after_a_hostile_working_directory_is_clean(sb: Sandbox) -> None:

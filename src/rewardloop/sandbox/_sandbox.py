@@ -269,6 +269,7 @@ class Sandbox:
         # the cache is hidden like the rest: each run gets only its own program's entry bound in
         plan = plan_mounts([*self._hidden, cache_dir], roots)
         if self.isolation != "none":  # host FIFOs and sockets in the visible trees: covered
+            _check_hidden(self._hidden, plan)
             plan = dataclasses.replace(plan, blanked=ipc_endpoints(plan))
         backend = make_backend(self.isolation, base, plan, cache_dir)
         if backend.drops_privileges:  # programs run as another uid: they must read the cache
@@ -820,3 +821,29 @@ def default_sandbox() -> Sandbox:
                 )
             _default = Sandbox(isolation=isolation)
         return _default
+
+
+def _check_hidden(requested: Sequence[str], plan: MountPlan) -> None:
+    """Fail closed: every existing ``hidden_paths`` entry must end up covered. The mount plan cannot cover a
+    path inside a system tree or a toolchain runs need (``/usr/share/...``, a package of the interpreter's
+    virtualenv) nor a single file; silently leaving such a path readable would hand a program the very data
+    it was meant not to see."""
+    for raw in requested:
+        path = os.path.realpath(raw)
+        if not os.path.exists(path):
+            continue  # nothing to hide
+        hidden = any(path == h or path.startswith(h.rstrip("/") + "/") for h in plan.hidden)
+        rebound = [t for t, _ in plan.exposed if path == t or path.startswith(t.rstrip("/") + "/")]
+        if hidden and not rebound:
+            continue
+        why = (
+            "it is a file (hidden_paths covers directories)"
+            if not os.path.isdir(path)
+            else f"it lies inside {rebound[0]!r}, a toolchain tree every run needs"
+            if rebound
+            else "it lies inside a system or toolchain tree every run needs (/usr, /lib, /etc's software, the interpreter)"
+        )
+        raise ConfigError(
+            f"Sandbox.hidden_paths: {raw!r} cannot be hidden: {why}; keep such data in a directory outside those "
+            "trees (e.g. under /srv or a data volume), which hidden_paths or the defaults cover"
+        )
