@@ -222,6 +222,8 @@ def scripted():
                 state["in_flight"] += 1
                 state["max_in_flight"] = max(state["max_in_flight"], state["in_flight"])
             time.sleep(state["delay"])
+            with lock:  # done before the reply is sent: a client that has its answer is never still counted
+                state["in_flight"] -= 1
             code, body = state["script"][index]
             data = json.dumps(body).encode()
             self.send_response(code)
@@ -231,8 +233,6 @@ def scripted():
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
-            with lock:
-                state["in_flight"] -= 1
 
         def log_message(self, *args):
             pass
