@@ -19,6 +19,7 @@ __all__ = [
     "plan_mounts",
     "project_root",
     "too_broad_to_expose",
+    "uncovered",
     "unreachable_for_others",
 ]
 
@@ -110,6 +111,23 @@ def project_root() -> str | None:
         if any(os.path.exists(os.path.join(candidate, m)) for m in ("pyproject.toml", ".git")):
             return candidate
     return None
+
+
+def uncovered(raw: str, plan: MountPlan) -> str | None:
+    """Why ``plan`` leaves the existing path ``raw`` (symbolic links followed) visible, or None when it is
+    covered or does not exist. The plan covers no path inside a system tree or a toolchain every run needs
+    (``/usr/share/...``, a package of the interpreter's virtualenv), and no single file."""
+    path = os.path.realpath(raw)
+    if not os.path.exists(path):
+        return None  # nothing to hide
+    rebound = [t for t, _ in plan.exposed if _under(path, t)]
+    if any(_under(path, h) for h in plan.hidden) and not rebound:
+        return None
+    if not os.path.isdir(path):
+        return "it is a file (hidden_paths covers directories)"
+    if rebound:
+        return f"it lies inside {rebound[0]!r}, a toolchain tree every run needs"
+    return "it lies inside a system or toolchain tree every run needs (/usr, /lib, /etc's software, the interpreter)"
 
 
 def plan_mounts(

@@ -37,7 +37,7 @@ from ._cache import DEFAULT_CACHE_MB, CompileCache, cache_key, unsafe_artefact
 from ._cgroups import Cgroups, pid_alive
 from ._languages import LANGUAGES, Language, Toolchain, resolve_language
 from ._launcher import LauncherPool
-from ._mounts import MountPlan, ipc_endpoints, plan_mounts, unreachable_for_others
+from ._mounts import MountPlan, ipc_endpoints, plan_mounts, uncovered, unreachable_for_others
 from ._process import Outcome, supervise
 from ._seccomp import filter_program
 from ._types import Limits, RunResult, RunStatus
@@ -824,26 +824,12 @@ def default_sandbox() -> Sandbox:
 
 
 def _check_hidden(requested: Sequence[str], plan: MountPlan) -> None:
-    """Fail closed: every existing ``hidden_paths`` entry must end up covered. The mount plan cannot cover a
-    path inside a system tree or a toolchain runs need (``/usr/share/...``, a package of the interpreter's
-    virtualenv) nor a single file; silently leaving such a path readable would hand a program the very data
-    it was meant not to see."""
+    """Fail closed: an existing ``hidden_paths`` entry the mount plan cannot cover refuses the sandbox, since
+    leaving it readable would hand a program the very data it was meant not to see."""
     for raw in requested:
-        path = os.path.realpath(raw)
-        if not os.path.exists(path):
-            continue  # nothing to hide
-        hidden = any(path == h or path.startswith(h.rstrip("/") + "/") for h in plan.hidden)
-        rebound = [t for t, _ in plan.exposed if path == t or path.startswith(t.rstrip("/") + "/")]
-        if hidden and not rebound:
-            continue
-        why = (
-            "it is a file (hidden_paths covers directories)"
-            if not os.path.isdir(path)
-            else f"it lies inside {rebound[0]!r}, a toolchain tree every run needs"
-            if rebound
-            else "it lies inside a system or toolchain tree every run needs (/usr, /lib, /etc's software, the interpreter)"
-        )
-        raise ConfigError(
-            f"Sandbox.hidden_paths: {raw!r} cannot be hidden: {why}; keep such data in a directory outside those "
-            "trees (e.g. under /srv or a data volume), which hidden_paths or the defaults cover"
-        )
+        why = uncovered(raw, plan)
+        if why is not None:
+            raise ConfigError(
+                f"Sandbox.hidden_paths: {raw!r} cannot be hidden: {why}; keep such data in a directory outside "
+                "those trees (e.g. under /srv or a data volume), which hidden_paths or the defaults cover"
+            )
