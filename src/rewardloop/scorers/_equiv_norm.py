@@ -719,9 +719,7 @@ def _flat_pm(items: tuple[Node, ...]) -> tuple[Node, ...]:
     return tuple(out)
 
 
-_ONES = list(ONES)
-_TENS = list(TENS)
-_WORD_VALUES = {w: i for i, w in enumerate(_ONES)} | {w: 10 * (i + 2) for i, w in enumerate(_TENS)}
+_WORD_VALUES = {w: i for i, w in enumerate(ONES)} | {w: 10 * (i + 2) for i, w in enumerate(TENS)}
 _SCALE_WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 
 
@@ -741,7 +739,7 @@ def number_word(text: str) -> int | None:
             continue
         if w in _WORD_VALUES:
             v = _WORD_VALUES[w]
-            if last in _WORD_VALUES and not (last in _TENS and v < 10 and v > 0):
+            if last in _WORD_VALUES and not (last in TENS and v < 10 and v > 0):
                 return None  # "five six", "twenty thirty", "ten five"
             current += v
         elif w == "hundred":
