@@ -46,6 +46,9 @@ def _verl_has_pytest_asyncio() -> bool:
 pytestmark = [
     pytest.mark.verl,
     pytest.mark.slow,
+    # the module fixtures run verl's whole suite in a subprocess (its own bound: 300 s for the tokenizer plus
+    # run_suite's 1500 s); pytest-timeout's 300 s default counts fixture setup and fired under heavy load
+    pytest.mark.timeout(1900),
     pytest.mark.skipif(not VERL_TESTS.is_dir(), reason=f"verl's tests are not at {VERL_TESTS}"),
     pytest.mark.skipif(
         not _verl_has_pytest_asyncio(),
