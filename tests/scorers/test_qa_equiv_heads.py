@@ -11,7 +11,9 @@ Written before the rules (attacks and near misses first, more of them than equiv
   (``about 300 km`` for ``300 km``).
 * ``surname`` — a bare surname is undecided (a family, not a person).
 * list joiners ``plus`` / ``as well as`` / inline numbering, and rejections after the gold (``ruled out``,
-  ``a common misconception``).
+  ``a common misconception``); ``fraction`` (``1/5`` for 5); ``corrected`` (``X, but ... actually Y``).
+* normaliser forms the breaker's controls found missing: ``3.5M`` / ``$1.2bn`` / ``3.5 mln``, ``9pm``, ``44 BCE``,
+  ``WWII`` / ``the Second World War``, ``a dozen``, ``VI`` for 6, dotted acronyms (``U.N.``, ``B.B.C.``).
 """
 
 from __future__ import annotations
@@ -111,12 +113,55 @@ JOINERS = [
     ("Paris, France", ["Paris"], FR, 1.0),
     ("Paris ruled France for centuries", ["Paris"], "Which city?", 1.0),
 ]
+OTHERS = [
+    ("1/5", ["5"], BB, 0.0),
+    ("5/5", ["5"], BB, 0.0),
+    ("3/4", ["4"], BB, 0.0),
+    ("Many people say Paris, but the capital is actually Lyon.", ["Paris"], FR, 0.0),
+    ("Paris, but in fact it is Lyon", ["Paris"], FR, 0.0),
+    ("Paris, though really it is Versailles", ["Paris"], FR, 0.0),
+    # equivalents: a date, a correction that restates the gold
+    ("12/14/1972", ["December 14, 1972"], "On what date did Apollo 17 land?", 1.0),
+    ("Some say Lyon, but it is actually Paris.", ["Paris"], FR, 1.0),
+]
+NORMALISER = [
+    # near misses first: the same shapes with another value, another unit or another thing
+    ("5 m", ["5 million"], None, None),  # metres, not a magnitude
+    ("3.5B", ["3.5 million"], None, None),
+    ("3.5 bn", ["3.5 million"], None, None),
+    ("6pm", ["9 p.m."], None, None),
+    ("9am", ["9 p.m."], None, None),
+    ("44 BCE", ["44 AD"], None, 0.0),
+    ("44 CE", ["44 BC"], None, 0.0),
+    ("WWI", ["World War II"], None, None),
+    ("the First World War", ["World War II"], None, None),
+    ("a dozen", ["6"], None, None),
+    ("5 dozen", ["5"], None, 0.0),
+    ("GB", ["George Bush"], None, None),  # two-letter initials of a person: not reserved
+    ("U.K.", ["United Nations"], None, None),
+    ("VI", ["Henry VI"], None, None),
+    ("IV", ["6"], None, None),
+    # equivalents
+    ("3.5M", ["3.5 million"], None, 1.0),
+    ("3.5 mln", ["3.5 million"], None, 1.0),
+    ("$1.2bn", ["$1.2 billion"], None, 1.0),
+    ("9pm", ["9 p.m."], None, 1.0),
+    ("44 BCE", ["44 BC"], None, 1.0),
+    ("WWII", ["World War II"], None, 1.0),
+    ("the Second World War", ["World War II"], None, 1.0),
+    ("half a dozen", ["6"], None, 1.0),
+    ("VI", ["6"], None, 1.0),
+    ("U.N.", ["United Nations"], None, 1.0),
+    ("B.B.C.", ["British Broadcasting Corporation"], None, 1.0),
+]
 TABLES = {
+    "normaliser": NORMALISER,
     "head": HEAD,
     "longer_name": LONGER_NAME,
     "approximate": APPROXIMATE,
     "surnames": SURNAMES,
     "joiners": JOINERS,
+    "others": OTHERS,
 }
 ROWS = [pytest.param(*row, id=f"{name}-{i}") for name, table in TABLES.items() for i, row in enumerate(table)]
 

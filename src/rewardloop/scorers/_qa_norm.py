@@ -188,6 +188,20 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _CURRENCY = re.compile(
     r"(us\s?\$|\$|£|€)\s*(\d+(?:\.\d+)?)(\s*(?:million|billion|trillion|thousand)\b)?", re.I
 )
+#: magnitude abbreviations glued to a number or spelled short: "3.5M", "$1.2bn", "3.5 mln" (a spaced "5 m" is
+#: metres, a "5K" a race: neither is read)
+_MAGNITUDE = re.compile(r"(\d+(?:\.\d+)?)(?:(M|bn|bln|tn|trn|mln|mn)|\s(mln|bln|bn|trn))\b")
+_MAGNITUDES = {"m": "million", "mln": "million", "mn": "million", "bn": "billion", "bln": "billion"}
+_MAGNITUDES |= {"tn": "trillion", "trn": "trillion"}
+#: "9pm" / "9 P.M." is "9 pm" (the gold "9 p.m." reads so)
+_CLOCK = re.compile(r"\b(\d{1,2}(?::\d\d)?)\s?([ap])\.?m\b\.?", re.I)
+#: "44 BCE" is "44 BC", "44 CE" is "44 AD"
+_BCE = re.compile(r"(?<=\d)\s*\b(B\.?C\.?E|C\.?E)\b\.?(?!\w)")
+#: "WWII", "WW2", "the Second World War" are "World War II"
+_WORLD_WAR = re.compile(r"\b(?:WW\s?(II|I|2|1)|(?:the\s+)?(First|Second)\s+World\s+War)\b", re.I)
+_WAR_NUMBERS = {"ii": "II", "2": "II", "i": "I", "1": "I", "first": "I", "second": "II"}
+#: "a dozen" is 12, "half a dozen" 6 (a counted "5 dozen" is refused as arithmetic by the scorer)
+_DOZEN = re.compile(r"\b(half\s+)?a\s+dozen\b", re.I)
 _CURRENCY_CODES = {"$": "usd", "us$": "usd", "us $": "usd", "£": "gbp", "€": "eur"}
 _PER_CENT = re.compile(r"\bper\s+cent\b|%", re.I)
 #: place-name words and their abbreviations, one form: "St. Ignatius" = "Saint Ignatius", "Mt. Everest"
@@ -653,6 +667,23 @@ def _prepare(text: str, changed: set[str]) -> str:
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):
         text = _DOTTED.sub(lambda m: m.group(0).replace(".", "") + " ", text)
+    if _HAS_DIGIT.search(text):
+        spelled = _MAGNITUDE.sub(
+            lambda m: f"{m.group(1)} {_MAGNITUDES[(m.group(2) or m.group(3)).lower()]}", text
+        )
+        spelled = _CLOCK.sub(lambda m: f"{m.group(1)} {m.group(2).lower()}m", spelled)
+        spelled = _BCE.sub(lambda m: " BC" if m.group(1)[:1] in "bB" else " AD", spelled)
+        if spelled != text:
+            text = spelled
+            changed.add("units")
+    if "ww" in text.lower() or "orld" in text or "dozen" in text:
+        spelled = _WORLD_WAR.sub(
+            lambda m: f"World War {_WAR_NUMBERS[(m.group(1) or m.group(2)).lower()]}", text
+        )
+        spelled = _DOZEN.sub(lambda m: "6" if m.group(1) else "12", spelled)
+        if spelled != text:
+            text = spelled
+            changed.add("numbers")
     if any(c in text for c in "$£€"):
         text = _CURRENCY.sub(
             lambda m: f" {m.group(2)}{m.group(3) or ''} {_CURRENCY_CODES[m.group(1).lower()]} ", text
