@@ -3,7 +3,8 @@
 Written before the rules (attacks and near misses first, more of them than equivalents in every table):
 
 * ``outside_head`` — a short answer whose head (first sentence or clause before ``;``, side remarks in
-  parentheses removed) names no gold: the gold is only mentioned beside another answer.
+  parentheses removed) names no gold: the gold is only mentioned beside another answer (undecided: 0 without a
+  judge; a judge can still read ``France's capital. Paris.``).
 * ``longer_name`` — a place-forming word glued before the gold (``New York`` for ``York``): another entity,
   undecided. A given name before a surname gold completes the same name and stays accepted.
 * ``approximate`` — ``about 5`` / ``roughly 5`` / ``c. 1945`` / ``~5`` in a short answer for a bare-number gold
@@ -31,12 +32,12 @@ WW = "In what year did World War II end?"
 
 # (answer, golds, question, expected value: 1.0 accepted, 0.0 refused, None undecided)
 HEAD = [
-    ("Lyon (Paris was the capital before)", ["Paris"], FR, 0.0),
-    ("Sydney (Canberra is the seat of the state)", ["Canberra"], AU, 0.0),
-    ("It's nitrogen (oxygen is 7)", ["oxygen"], O8, 0.0),
+    ("Lyon (Paris was the capital before)", ["Paris"], FR, None),
+    ("Sydney (Canberra is the seat of the state)", ["Canberra"], AU, None),
+    ("It's nitrogen (oxygen is 7)", ["oxygen"], O8, None),
     ("It's nitrogen; oxygen is number 7.", ["oxygen"], O8, 0.0),
-    ("The capital is Lyon. Paris is the largest city.", ["Paris"], FR, 0.0),
-    ("Lyon. Paris used to be.", ["Paris"], FR, 0.0),
+    ("The capital is Lyon. Paris is the largest city.", ["Paris"], FR, None),
+    ("Lyon. Paris used to be.", ["Paris"], FR, None),
     ("Lyon (not Paris)", ["Paris"], FR, 0.0),
     ("Melbourne; Canberra was planned later.", ["Canberra"], AU, 0.0),
     # equivalents: the gold in the head, a short restatement in parentheses, a gold spanning the cut

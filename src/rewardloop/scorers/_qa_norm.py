@@ -199,6 +199,8 @@ _CLOCK = re.compile(r"\b(\d{1,2}(?::\d\d)?)\s?([ap])\.?m\b\.?", re.I)
 _BCE = re.compile(r"(?<=\d)\s*\b(B\.?C\.?E|C\.?E)\b\.?(?!\w)")
 #: "WWII", "WW2", "the Second World War" are "World War II"
 _WORLD_WAR = re.compile(r"\b(?:WW\s?(II|I|2|1)|(?:the\s+)?(First|Second)\s+World\s+War)\b", re.I)
+#: a cheap test in front of the three rewrites above
+_SPELLED_HINT = re.compile(r"\d\s?(?:M|bn|bln|tn|trn|mln|mn|[AaPp]\.?[Mm]|B\.?C\.?E|C\.?E)\b")
 _WAR_NUMBERS = {"ii": "II", "2": "II", "i": "I", "1": "I", "first": "I", "second": "II"}
 #: "a dozen" is 12, "half a dozen" 6 (a counted "5 dozen" is refused as arithmetic by the scorer)
 _DOZEN = re.compile(r"\b(half\s+)?a\s+dozen\b", re.I)
@@ -667,7 +669,7 @@ def _prepare(text: str, changed: set[str]) -> str:
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):
         text = _DOTTED.sub(lambda m: m.group(0).replace(".", "") + " ", text)
-    if _HAS_DIGIT.search(text):
+    if _HAS_DIGIT.search(text) and _SPELLED_HINT.search(text):
         spelled = _MAGNITUDE.sub(
             lambda m: f"{m.group(1)} {_MAGNITUDES[(m.group(2) or m.group(3)).lower()]}", text
         )

@@ -1025,7 +1025,7 @@ def _contained(
     if all(_longer_name(text, pred, gold, start) for gold, start, _ in hits):
         return Verdict(None, "longer_name")
     if _outside_head(text, hits):
-        return Verdict(0.0, "outside_head")
+        return Verdict(None, "outside_head")  # undecided: a judge can read "France's capital. Paris."
     usable = [
         h
         for h in hits
@@ -1563,7 +1563,8 @@ def _may_match(answer: str, gold_set: _Golds) -> bool:
             return True  # a citation marker glued to the word ("pepsin1")
     if gold_set.numeric and _numeric(words):
         return True
-    if _REWRITTEN.search(answer):
+    low = answer.lower()
+    if "ww" in low or "dozen" in low or ("." in answer and _REWRITTEN.search(answer)):
         return True
     if gold_set.caps and len(words) >= 2:
         initials = "".join(w[0] for w in words).lower()
@@ -1689,17 +1690,29 @@ def _raw_refusal(answer: str, golds: Sequence[str]) -> str | None:
     dated = [g for g in golds if _HAS_DIGIT.search(g)]
     if dated and _ERA.search(answer) and not any(era == bool(_BC.search(g)) for g in dated):
         return "era"  # "1945 BC" is not 1945, "44 AD" not 44 BC
-    plain = squad(answer)
+    titles, romans = _gold_names(tuple(golds))
+    if titles and squad(answer) in titles:
+        return "title_drop"  # "No" for "Dr. No", "T" for "Mr. T": the title is part of the name
+    if romans is not None and romans.search(answer):
+        return "symbol"  # "Malcolm 10" for "Malcolm X": a letter of a name, not a numeral
+    return None
+
+
+@functools.lru_cache(maxsize=16384)
+def _gold_names(golds: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str] | None]:
+    """What :func:`_raw_refusal` needs of a gold list, once per list: the SQuAD forms of title-only names with the
+    title dropped (``No`` of ``Dr. No``), and a pattern for a name word followed by a digit where a gold has a
+    roman letter (``Malcolm 10`` for ``Malcolm X``)."""
+    titles: set[str] = set()
+    words: list[str] = []
     for g in golds:
         titled = _HONORIFIC_LEAD.match(g)
         rest = g[titled.end() :].strip() if titled else ""
-        short = rest and len(rest.split()) == 1 and (len(rest) <= 2 or rest.lower() in FUNCTION_WORDS)
-        if short and plain == squad(rest):
-            return "title_drop"  # "No" for "Dr. No", "T" for "Mr. T": the title is part of the name
-        for m in _NAME_ROMAN.finditer(g):
-            if re.search(rf"(?i)\b{re.escape(m.group(1))}\s+\d", answer):
-                return "symbol"  # "Malcolm 10" for "Malcolm X": a letter of a name, not a numeral
-    return None
+        if rest and len(rest.split()) == 1 and (len(rest) <= 2 or rest.lower() in FUNCTION_WORDS):
+            titles.add(squad(rest))
+        words += [re.escape(m.group(1)) for m in _NAME_ROMAN.finditer(g)]
+    romans = re.compile(rf"(?i)\b(?:{'|'.join(words)})\s+\d") if words else None
+    return frozenset(titles), romans
 
 
 def decide(
@@ -2067,6 +2080,7 @@ _CLEAR_HOOKS.extend(
         _gold_forms.cache_clear,
         _unsigned_numeric.cache_clear,
         _conjuncts.cache_clear,
+        _gold_names.cache_clear,
     ]
 )
 
