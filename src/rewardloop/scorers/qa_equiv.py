@@ -445,7 +445,18 @@ _NEGATION_PAIRS = frozenset(
 )
 #: words after the gold that reject it ("Paris is wrong")
 _REJECTIONS = frozenset(
-    ["wrong", "incorrect", "false", "untrue", "mistaken", "mistake", "nope", "misconception", "myth", "excluded"]
+    [
+        "wrong",
+        "incorrect",
+        "false",
+        "untrue",
+        "mistaken",
+        "mistake",
+        "nope",
+        "misconception",
+        "myth",
+        "excluded",
+    ]
 )
 #: word pairs after the gold that reject it ("Paris has been ruled out", "Paris is a common misconception")
 _REJECTION_PAIRS = frozenset({("ruled", "out"), ("common", "misconception"), ("popular", "misconception")})
@@ -546,7 +557,9 @@ _CLAUSE_WORDS = frozenset(
 
 def _negated(tokens: Sequence[str], start: int, end: int) -> bool:
     after = tokens[end : end + 4]
-    if any(t in _REJECTIONS for t in after[:3]) or any(p in _REJECTION_PAIRS for p in itertools.pairwise(after)):
+    if any(t in _REJECTIONS for t in after[:3]) or any(
+        p in _REJECTION_PAIRS for p in itertools.pairwise(after)
+    ):
         return True
     window = tokens[max(0, start - 3) : start]
     if any(t in _NEGATIONS for t in window):
@@ -1134,8 +1147,23 @@ _NUMBER_AFTER_PAIRS = frozenset(
 #: measure with a unit may be approximate ("about 300 km" for "300 km", issue 26), and so may an answer to a
 #: question that says one ("Approximately how many ...")
 _APPROX_BEFORE = frozenset(
-    ["about", "approximately", "approx", "roughly", "around", "circa", "c", "ca", "some", "estimated", "est"]
-    + ["approximate", "nearly", "almost", "probably"]
+    [
+        "about",
+        "approximately",
+        "approx",
+        "roughly",
+        "around",
+        "circa",
+        "c",
+        "ca",
+        "some",
+        "estimated",
+        "est",
+        "approximate",
+        "nearly",
+        "almost",
+        "probably",
+    ]
 )
 _TILDE = re.compile(r"[~\u2248\u223c]\s*\d")
 _VERB_NOT = frozenset(
@@ -1216,8 +1244,26 @@ def _longer_name(text: str, pred: Form, gold: Form, start: int) -> bool:
 #: words that make another place of the place after them; directions (``South Asia``, ``North Yorkshire``,
 #: ``Greater Manchester``) are left out: they mostly name a part of the gold, which raters accept (dev, in-sample)
 _NAME_MODIFIERS = frozenset(
-    ["new", "nova", "nueva", "nuevo", "neu", "equatorial", "democratic", "papua", "little", "old", "port"]
-    + ["fort", "mount", "lake", "cape", "isle", "gran", "grand"]
+    [
+        "new",
+        "nova",
+        "nueva",
+        "nuevo",
+        "neu",
+        "equatorial",
+        "democratic",
+        "papua",
+        "little",
+        "old",
+        "port",
+        "fort",
+        "mount",
+        "lake",
+        "cape",
+        "isle",
+        "gran",
+        "grand",
+    ]
 )
 
 
