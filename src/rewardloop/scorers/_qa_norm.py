@@ -10,11 +10,14 @@ changed something (so a verdict can say why two strings were equal). The canonic
   (only when the day/month order is unambiguous) become one token ``zdate19721214``; month + year become
   ``zdate197212``; a bare year stays a number;
 * ``numbers`` — number words and digits are one form (``twenty-one`` = ``21``, ``3.5 million`` = ``3500000``,
-  ``1,000`` = ``1000``, ``3.50`` = ``3.5``); ordinals have their own form (``fourth`` = ``4th`` ≠ ``four``);
+  ``1,000`` = ``1000``, ``3.50`` = ``3.5``; ``a dozen`` = ``12``, ``half a dozen`` = ``6``; ``WWII`` / ``WW2`` /
+  ``the Second World War`` = ``World War II``); ordinals have their own form (``fourth`` = ``4th`` ≠ ``four``);
 * ``roman`` — upper-case roman numerals that contain I, V or X (``World War II`` = ``World War 2``; ``DC`` and
   ``MD`` are left alone), and a lone ``V`` / ``X`` after a capitalised word (``George V``);
 * ``units`` — after a number, unit words and their abbreviations are one form (``300 kilometres`` = ``300 km``,
-  ``50 per cent`` = ``50%`` = ``50 percent``, ``$5`` = ``5 dollars``); values are never converted between units;
+  ``50 per cent`` = ``50%`` = ``50 percent``, ``$5`` = ``5 dollars``; magnitudes ``3.5M`` / ``$1.2bn`` / ``3.5
+  mln`` = ``3.5 million``, not a spaced ``5 m``; ``9pm`` = ``9 p.m.``; ``44 BCE`` = ``44 BC``, ``CE`` = ``AD``);
+  values are never converted between units;
 * ``honorifics`` — leading titles (``Sir``, ``Dr``, ``President``, ``Queen`` ...) and a trailing ``Jr`` / ``Sr``
   are dropped when a name remains;
 * ``plurals`` — a light English stemmer on words of four letters or more (``pilgrims`` = ``pilgrim``,

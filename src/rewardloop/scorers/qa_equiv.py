@@ -23,9 +23,10 @@ form changed, :mod:`._qa_norm`):
    articles, accents).
 3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
    ``2018``), ``same_items`` (list items of a list gold in any order: ``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
-   ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname`` (``Ford``, only when the question
-   asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
-   ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
+   ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname``
+   (``Ford`` for a *who* question: undecided, a surname names a family), ``acronym`` (``IWC``, ``JFK``,
+   ``B.B.C.``), ``head`` (a generic head word dropped: ``Uralic`` for ``Uralic languages``, ``Mississippi``
+   for ``Mississippi River``). Every gold alias is tried.
 4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
    ``too_long`` (more than ``max_tokens`` tokens), ``gold_in_question`` (the gold occurs in the question, so
    copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``anything but X``, ``nicht`` / ``pas`` /
@@ -39,7 +40,12 @@ form changed, :mod:`._qa_norm`):
    ``unit_conflict`` (``5%`` for a bare ``5``), ``competing_number`` (a numeric gold next to another number of
    its kind: ``1945-1950``), ``possessive`` (``Pythagoras' theorem``: a thing named after the gold),
    ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer), ``date_conflict``
-   (a day or month a gold of that year contradicts; years none of which is the gold list's year answer). In an
+   (a day or month a gold of that year contradicts; years none of which is the gold list's year answer),
+   ``corrected`` (``X, but it is actually Y``); in an answer of at most 6 words ``approximate`` (``about 5``,
+   ``c. 1945`` for a bare-number gold, unless the question asks for an approximation). Undecided:
+   ``longer_name`` (a place-forming word before the gold: ``New York`` for ``York``) and ``outside_head`` (an
+   answer of at most 12 words whose first sentence, clause before ``;``, without side remarks in parentheses,
+   names no gold: ``Lyon (Paris was the capital before)``). In an
    answer of at most 12 words ``hedge_list`` also reads a list inside a sentence (``The answer is London and
    Paris``); a country or state after a comma qualifies a place, not another country or state (``France,
    Germany``). A gold in the question still counts when the question offers it as one option (``Elvis or the
@@ -47,8 +53,8 @@ form changed, :mod:`._qa_norm`):
    Campbell``) is contained when every part is. A hedge, a negation, a bound and a unit conflict are decided (0,
    never sent to the judge); the others leave the sample undecided.
 
-   Before all of these: ``sign`` (``-5`` for a positive numeric gold: 0) and ``different_person`` (honorifics
-   of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
+   Before all of these: ``fraction`` (``1/5`` for 5: 0), ``sign`` (``-5`` for a positive numeric gold: 0)
+   and ``different_person`` (honorifics of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
    = ``Henry VIII``); the best-known acronyms (``USA``, ``UK``, ``UN`` ...) name only their own expansion.
 5. ``no_match`` — undecided: 0 without a judge.
 
