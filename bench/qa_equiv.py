@@ -273,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, Any] = {
         "note": (
             "test and mturk = out-of-sample (never looked at while the rules were written; mturk added after "
-            "them, scored twice: after them and after the breaker round); dev = in-sample"
+            "them, scored three times: after them, after the breaker round and after round 3); dev = in-sample"
         ),
         "test": evaluate("test", with_judge=not args.no_judge),
         "dev": evaluate("dev", with_judge=args.judge_dev),

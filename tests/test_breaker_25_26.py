@@ -261,7 +261,6 @@ CONTROLS: list[tuple[str, Any, str | None]] = [
     (A("Chile and Argentina"), "Argentina and Chile", None),
     (A("Uralic"), "Uralic languages", None),
     (A("Tandi"), "Tandi, in Lahaul", None),
-    (A("Einstein"), "Albert Einstein", "Who developed the theory of relativity?"),
     (A("Zurich"), "Zürich", None),
     (A("cats"), "cat", None),
     (A("about 300 km"), "300 km", None),
@@ -829,3 +828,10 @@ def test_qa_equiv_acronym_expansion_is_undecided() -> None:
     # rules cannot tell "International Whaling Commission" from "International Wrestling Council" for "IWC"
     value, rule = _qa(A("International Whaling Commission"), "IWC", None)
     assert (value, rule) == (0.0, "no_match")
+
+
+def test_qa_equiv_bare_surname_is_undecided() -> None:
+    # was a control; since qa_equiv's round 3 a bare surname is left to the judge: the rules cannot tell "Einstein"
+    # (one person) from "Williams" for "Serena Williams" or "Wright" for "Orville Wright" (a family)
+    value, rule = _qa(A("Einstein"), "Albert Einstein", "Who developed the theory of relativity?")
+    assert (value, rule) == (0.0, "surname")

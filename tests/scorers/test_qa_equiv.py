@@ -85,7 +85,8 @@ NAMES = [
     ("Ford Gerald", "Gerald R. Ford", None, False, None),
 ]
 SURNAMES = [
-    ("Ford", "Gerald Ford", "who pardoned Nixon", True, "surname"),
+    # a bare surname names a family (Serena or Venus Williams): undecided, the judge's call (round 3)
+    ("Ford", "Gerald Ford", "who pardoned Nixon", False, None),
     ("Ford", "Gerald Ford", None, False, None),  # without a "who" question a surname is not a person
     ("Ford", "Gerald Ford", "which car maker", False, None),
     ("ford", "Gerald Ford", "who pardoned Nixon", False, None),

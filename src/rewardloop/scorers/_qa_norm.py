@@ -10,11 +10,14 @@ changed something (so a verdict can say why two strings were equal). The canonic
   (only when the day/month order is unambiguous) become one token ``zdate19721214``; month + year become
   ``zdate197212``; a bare year stays a number;
 * ``numbers`` — number words and digits are one form (``twenty-one`` = ``21``, ``3.5 million`` = ``3500000``,
-  ``1,000`` = ``1000``, ``3.50`` = ``3.5``); ordinals have their own form (``fourth`` = ``4th`` ≠ ``four``);
+  ``1,000`` = ``1000``, ``3.50`` = ``3.5``; ``a dozen`` = ``12``, ``half a dozen`` = ``6``; ``WWII`` / ``WW2`` /
+  ``the Second World War`` = ``World War II``); ordinals have their own form (``fourth`` = ``4th`` ≠ ``four``);
 * ``roman`` — upper-case roman numerals that contain I, V or X (``World War II`` = ``World War 2``; ``DC`` and
   ``MD`` are left alone), and a lone ``V`` / ``X`` after a capitalised word (``George V``);
 * ``units`` — after a number, unit words and their abbreviations are one form (``300 kilometres`` = ``300 km``,
-  ``50 per cent`` = ``50%`` = ``50 percent``, ``$5`` = ``5 dollars``); values are never converted between units;
+  ``50 per cent`` = ``50%`` = ``50 percent``, ``$5`` = ``5 dollars``; magnitudes ``3.5M`` / ``$1.2bn`` / ``3.5
+  mln`` = ``3.5 million``, not a spaced ``5 m``; ``9pm`` = ``9 p.m.``; ``44 BCE`` = ``44 BC``, ``CE`` = ``AD``);
+  values are never converted between units;
 * ``honorifics`` — leading titles (``Sir``, ``Dr``, ``President``, ``Queen`` ...) and a trailing ``Jr`` / ``Sr``
   are dropped when a name remains;
 * ``plurals`` — a light English stemmer on words of four letters or more (``pilgrims`` = ``pilgrim``,
@@ -188,6 +191,22 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _CURRENCY = re.compile(
     r"(us\s?\$|\$|£|€)\s*(\d+(?:\.\d+)?)(\s*(?:million|billion|trillion|thousand)\b)?", re.I
 )
+#: magnitude abbreviations glued to a number or spelled short: "3.5M", "$1.2bn", "3.5 mln" (a spaced "5 m" is
+#: metres, a "5K" a race: neither is read)
+_MAGNITUDE = re.compile(r"(\d+(?:\.\d+)?)(?:(M|bn|bln|tn|trn|mln|mn)|\s(mln|bln|bn|trn))\b")
+_MAGNITUDES = {"m": "million", "mln": "million", "mn": "million", "bn": "billion", "bln": "billion"}
+_MAGNITUDES |= {"tn": "trillion", "trn": "trillion"}
+#: "9pm" / "9 P.M." is "9 pm" (the gold "9 p.m." reads so)
+_CLOCK = re.compile(r"\b(\d{1,2}(?::\d\d)?)\s?([ap])\.?m\b\.?", re.I)
+#: "44 BCE" is "44 BC", "44 CE" is "44 AD"
+_BCE = re.compile(r"(?<=\d)\s*\b(B\.?C\.?E|C\.?E)\b\.?(?!\w)")
+#: "WWII", "WW2", "the Second World War" are "World War II"
+_WORLD_WAR = re.compile(r"\b(?:WW\s?(II|I|2|1)|(?:the\s+)?(First|Second)\s+World\s+War)\b", re.I)
+#: a cheap test in front of the three rewrites above
+_SPELLED_HINT = re.compile(r"\d\s?(?:M|bn|bln|tn|trn|mln|mn|[AaPp]\.?[Mm]|B\.?C\.?E|C\.?E)\b")
+_WAR_NUMBERS = {"ii": "II", "2": "II", "i": "I", "1": "I", "first": "I", "second": "II"}
+#: "a dozen" is 12, "half a dozen" 6 (a counted "5 dozen" is refused as arithmetic by the scorer)
+_DOZEN = re.compile(r"\b(half\s+)?a\s+dozen\b", re.I)
 _CURRENCY_CODES = {"$": "usd", "us$": "usd", "us $": "usd", "£": "gbp", "€": "eur"}
 _PER_CENT = re.compile(r"\bper\s+cent\b|%", re.I)
 #: place-name words and their abbreviations, one form: "St. Ignatius" = "Saint Ignatius", "Mt. Everest"
@@ -653,6 +672,23 @@ def _prepare(text: str, changed: set[str]) -> str:
         text = _THOUSANDS.sub("", text)
     if "." in text and _DOTTED.search(text):
         text = _DOTTED.sub(lambda m: m.group(0).replace(".", "") + " ", text)
+    if _HAS_DIGIT.search(text) and _SPELLED_HINT.search(text):
+        spelled = _MAGNITUDE.sub(
+            lambda m: f"{m.group(1)} {_MAGNITUDES[(m.group(2) or m.group(3)).lower()]}", text
+        )
+        spelled = _CLOCK.sub(lambda m: f"{m.group(1)} {m.group(2).lower()}m", spelled)
+        spelled = _BCE.sub(lambda m: " BC" if m.group(1)[:1] in "bB" else " AD", spelled)
+        if spelled != text:
+            text = spelled
+            changed.add("units")
+    if "ww" in text.lower() or "orld" in text or "dozen" in text:
+        spelled = _WORLD_WAR.sub(
+            lambda m: f"World War {_WAR_NUMBERS[(m.group(1) or m.group(2)).lower()]}", text
+        )
+        spelled = _DOZEN.sub(lambda m: "6" if m.group(1) else "12", spelled)
+        if spelled != text:
+            text = spelled
+            changed.add("numbers")
     if any(c in text for c in "$£€"):
         text = _CURRENCY.sub(
             lambda m: f" {m.group(2)}{m.group(3) or ''} {_CURRENCY_CODES[m.group(1).lower()]} ", text

@@ -23,9 +23,10 @@ form changed, :mod:`._qa_norm`):
    articles, accents).
 3. Whole-answer equivalences: ``date`` (a full date answers a gold year or month: ``September 29, 2018`` for
    ``2018``), ``same_items`` (list items of a list gold in any order: ``Argentina and Chile``), ``name`` (middle names and initials: ``Gerald R. Ford`` =
-   ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname`` (``Ford``, only when the question
-   asks *who*), ``acronym`` (``IWC``, ``JFK``), ``head`` (a generic head word dropped: ``Uralic`` for
-   ``Uralic languages``, ``Mississippi`` for ``Mississippi River``). Every gold alias is tried.
+   ``Gerald Ford``; two different middles are different people; ``Dave`` for ``David``), ``surname``
+   (``Ford`` for a *who* question: undecided, a surname names a family), ``acronym`` (``IWC``, ``JFK``,
+   ``B.B.C.``), ``head`` (a generic head word dropped: ``Uralic`` for ``Uralic languages``, ``Mississippi``
+   for ``Mississippi River``). Every gold alias is tried.
 4. ``containment`` — the prediction contains a gold (or a name variant of one), **guarded**. Refused, in order:
    ``too_long`` (more than ``max_tokens`` tokens), ``gold_in_question`` (the gold occurs in the question, so
    copying it proves nothing), ``negated`` (``not X``, ``rather than X``, ``anything but X``, ``nicht`` / ``pas`` /
@@ -39,7 +40,12 @@ form changed, :mod:`._qa_norm`):
    ``unit_conflict`` (``5%`` for a bare ``5``), ``competing_number`` (a numeric gold next to another number of
    its kind: ``1945-1950``), ``possessive`` (``Pythagoras' theorem``: a thing named after the gold),
    ``generic_gold`` (a function-word gold such as ``one`` or ``right`` inside a longer answer), ``date_conflict``
-   (a day or month a gold of that year contradicts; years none of which is the gold list's year answer). In an
+   (a day or month a gold of that year contradicts; years none of which is the gold list's year answer),
+   ``corrected`` (``X, but it is actually Y``); in an answer of at most 6 words ``approximate`` (``about 5``,
+   ``c. 1945`` for a bare-number gold, unless the question asks for an approximation). Undecided:
+   ``longer_name`` (a place-forming word before the gold: ``New York`` for ``York``) and ``outside_head`` (an
+   answer of at most 12 words whose first sentence, clause before ``;``, without side remarks in parentheses,
+   names no gold: ``Lyon (Paris was the capital before)``). In an
    answer of at most 12 words ``hedge_list`` also reads a list inside a sentence (``The answer is London and
    Paris``); a country or state after a comma qualifies a place, not another country or state (``France,
    Germany``). A gold in the question still counts when the question offers it as one option (``Elvis or the
@@ -47,8 +53,8 @@ form changed, :mod:`._qa_norm`):
    Campbell``) is contained when every part is. A hedge, a negation, a bound and a unit conflict are decided (0,
    never sent to the judge); the others leave the sample undecided.
 
-   Before all of these: ``sign`` (``-5`` for a positive numeric gold: 0) and ``different_person`` (honorifics
-   of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
+   Before all of these: ``fraction`` (``1/5`` for 5: 0), ``sign`` (``-5`` for a positive numeric gold: 0)
+   and ``different_person`` (honorifics of the other sex, ``Mr Smith`` for ``Mrs Smith``: 0). Regnal ordinals read as numerals (``Henry the Eighth``
    = ``Henry VIII``); the best-known acronyms (``USA``, ``UK``, ``UN`` ...) name only their own expansion.
 5. ``no_match`` — undecided: 0 without a judge.
 
@@ -335,7 +341,9 @@ def _whole_rule(pred: Form, gold: Form, who: bool) -> str | None:
         and pred.cased[0][:1].isupper()
     ):
         return "surname"
-    if _acronym(pred, gold) and (len(pred.cased[0]) >= 3 or not _is_person_like(gold.cased)):
+    if _acronym(pred, gold) and (
+        len(pred.cased[0]) >= 3 or not _is_person_like(gold.cased) or pred.tokens[0] in _RESERVED_ACRONYMS
+    ):
         return "acronym"
     if _acronym(gold, pred) and gold.cased[0].lower() in _RESERVED_ACRONYMS:
         return "acronym"  # any other expansion of an acronym gold is one of many ("IWC"): left undecided
@@ -442,14 +450,33 @@ _NEGATION_PAIRS = frozenset(
     }
 )
 #: words after the gold that reject it ("Paris is wrong")
-_REJECTIONS = frozenset(["wrong", "incorrect", "false", "untrue", "mistaken", "mistake", "nope"])
+_REJECTIONS = frozenset(
+    [
+        "wrong",
+        "incorrect",
+        "false",
+        "untrue",
+        "mistaken",
+        "mistake",
+        "nope",
+        "misconception",
+        "myth",
+        "excluded",
+    ]
+)
+#: word pairs after the gold that reject it ("Paris has been ruled out", "Paris is a common misconception")
+_REJECTION_PAIRS = frozenset({("ruled", "out"), ("common", "misconception"), ("popular", "misconception")})
 _OR_MARKERS = (
     r"\bor\b|\beither\b|\bmaybe\b|\bperhaps\b|\bpossibly\b|\bversus\b|\bvs\b\.?|/|\||\bou\b|\boder\b|\bodar\b"
     r"|(?-i:\bo\b)"  # Spanish / Italian / Portuguese "o", lower case only ("O'Brien")
     r"|\boppure\b|\beller\b|\bveya\b|\batau\b|\bили\b|\bлибо\b|或者|或|还是"
 )
 _OR_SPLIT = re.compile(rf"({_OR_MARKERS})|[,;:.!?()\n\"]", re.I)
-_LIST_SPLIT = re.compile(r"[,;?\n]|\band\b|&|\bbetween\b|\bund\b|(?-i:\by\b|\bet\b)", re.I)
+_LIST_SPLIT = re.compile(
+    r"[,;?\n]|\band\b|&|\bbetween\b|\bund\b|(?-i:\by\b|\bet\b)|\bplus\b|\bas\s+well\s+as\b"
+    r"|(?:^|\s)\d\d?[.)](?=\s)",  # "Paris plus London", "1. Paris 2. London"
+    re.I,
+)
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])|\n+")
 _MAX_ITEM_TOKENS = 4
@@ -535,7 +562,10 @@ _CLAUSE_WORDS = frozenset(
 
 
 def _negated(tokens: Sequence[str], start: int, end: int) -> bool:
-    if any(t in _REJECTIONS for t in tokens[end : end + 3]):
+    after = tokens[end : end + 4]
+    if any(t in _REJECTIONS for t in after[:3]) or any(
+        p in _REJECTION_PAIRS for p in itertools.pairwise(after)
+    ):
         return True
     window = tokens[max(0, start - 3) : start]
     if any(t in _NEGATIONS for t in window):
@@ -1000,6 +1030,8 @@ def _contained(
         return Verdict(0.0, "hedge_list")
     if _UNCERTAIN.search(text) and len(text.split()) <= _MAX_HEDGED_WORDS:
         return Verdict(0.0, "hedge_uncertain")
+    if _corrected(text, [h[0] for h in hits]):
+        return Verdict(0.0, "corrected")
     if _competing_number(text, [h[0] for h in hits], question):
         return Verdict(0.0, "competing_number")
     if _date_conflict(pred, golds) or _year_conflict(text, pred, golds):
@@ -1009,6 +1041,10 @@ def _contained(
         return Verdict(0.0, closed)
     if all(len(pred.tokens) <= len(h[0].tokens) + _MAX_OWNED_EXTRA and _possessive(text, h[0]) for h in hits):
         return Verdict(None, "possessive")
+    if all(_longer_name(text, pred, gold, start) for gold, start, _ in hits):
+        return Verdict(None, "longer_name")
+    if _outside_head(text, hits):
+        return Verdict(None, "outside_head")  # undecided: a judge can read "France's capital. Paris."
     usable = [
         h
         for h in hits
@@ -1113,6 +1149,29 @@ _NUMBER_AFTER_PAIRS = frozenset(
         ("or", "so"),
     }
 )
+#: approximation words before a bare-number gold (a count, a year) in a short answer ("about 5", "c. 1945"); a
+#: measure with a unit may be approximate ("about 300 km" for "300 km", issue 26), and so may an answer to a
+#: question that says one ("Approximately how many ...")
+_APPROX_BEFORE = frozenset(
+    [
+        "about",
+        "approximately",
+        "approx",
+        "roughly",
+        "around",
+        "circa",
+        "c",
+        "ca",
+        "some",
+        "estimated",
+        "est",
+        "approximate",
+        "nearly",
+        "almost",
+        "probably",
+    ]
+)
+_TILDE = re.compile(r"[~\u2248\u223c]\s*\d")
 _VERB_NOT = frozenset(
     ["did", "does", "do", "is", "was", "are", "were", "has", "had", "could", "would", "should"]
 )
@@ -1154,6 +1213,15 @@ def _closed_guard(
             )
         ):
             reason = "bound"  # "by 1945", "up to 5", "5 dozen", "half of 5", "5 or more"
+        elif (
+            terse
+            and numeric
+            and is_number(t[start])
+            and ((before and before[-1] in _APPROX_BEFORE) or _TILDE.search(text))
+            and all(is_number(w) for w in gold.tokens)
+            and not (_APPROX_BEFORE & asked)
+        ):
+            reason = "approximate"  # "about 5", "roughly 5", "c. 1945", "~5": a hedge around an exact count
         elif terse and not numeric and _relation(t, start):
             reason = "relation"
         elif terse and not numeric and after and after[0] in _TIME_AFTER and after[0] not in asked:
@@ -1164,6 +1232,111 @@ def _closed_guard(
             return None  # one clean occurrence of a gold is enough
         reasons.append(reason)
     return reasons[0] if reasons else None
+
+
+def _longer_name(text: str, pred: Form, gold: Form, start: int) -> bool:
+    """A place-forming word glued before a capitalised gold: the gold is the tail of another place's name
+    (``New York`` for ``York``, ``Papua New Guinea`` / ``Equatorial Guinea`` for ``Guinea``, ``Democratic Republic
+    of the Congo`` for ``Republic of the Congo``, ``South Sudan`` for ``Sudan``). Only these words: a given name
+    before a surname gold (``George Orwell`` for ``Orwell``) completes the same name."""
+    if start == 0 or not gold.cased or not gold.cased[0][:1].isupper() or gold.tokens[0] in _NAME_MODIFIERS:
+        return False
+    word = pred.cased[start - 1]
+    if pred.tokens[start - 1] not in _NAME_MODIFIERS or not word[:1].isupper():
+        return False
+    return bool(re.search(rf"(?<![\w-]){re.escape(word)}\s+{re.escape(gold.cased[0])}(?![\w-])", text, re.I))
+
+
+#: words that make another place of the place after them; directions (``South Asia``, ``North Yorkshire``,
+#: ``Greater Manchester``) are left out: they mostly name a part of the gold, which raters accept (dev, in-sample)
+_NAME_MODIFIERS = frozenset(
+    [
+        "new",
+        "nova",
+        "nueva",
+        "nuevo",
+        "neu",
+        "equatorial",
+        "democratic",
+        "papua",
+        "little",
+        "old",
+        "port",
+        "fort",
+        "mount",
+        "lake",
+        "cape",
+        "isle",
+        "gran",
+        "grand",
+    ]
+)
+
+
+#: the head answer is read in answers this short: a longer answer is an explanation that may name the gold anywhere
+_MAX_HEAD_WORDS = 12
+#: the end of the head: ``;`` or a sentence end after a word of three or more letters or a number of two or more
+#: digits (not ``U.S.``, ``Dr.``, ``E. L.``, ``1. Paris``) and before a capital letter
+_HEAD_END = re.compile(r"(?:(?<=[A-Za-z]{3}[.!?])|(?<=[0-9]{2}[.!?]))\s+(?=[\"'\u201c(]?[A-Z0-9])|;\s*|\n+")
+_ABBREVIATION_END = re.compile(r"(?i)\b(?:vol|vs|mrs|mr|dr|st|jr|sr|no|inc|ltd|co|etc|approx)\.$")
+#: a parenthesis this short without a verb restates the head (``Eswatini (formerly Swaziland)``, ``Adrian IV
+#: (Nicholas Breakspear)``); a longer one, or one with a verb, is a side remark
+_RESTATEMENT_WORDS = 4
+_REMARK_VERBS = frozenset(["is", "was", "are", "were", "be", "been", "has", "had", "not", "isnt", "wasnt"])
+
+
+def _head(text: str) -> tuple[str, str, bool]:
+    """The head answer of a short answer, the sentence it came from, and whether anything was cut: the first
+    sentence (or clause before ``;``) that is not a question, without its side remarks in parentheses."""
+    parts: list[str] = []
+    for part in _HEAD_END.split(text.strip()):
+        if parts and _ABBREVIATION_END.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
+    while len(parts) > 1 and parts[0].rstrip().endswith("?"):
+        parts.pop(0)  # "in 1620? Plymouth Rock": the question copied before the answer
+    head = parts[0]
+
+    def remark(m: re.Match[str]) -> str:
+        words = re.findall(r"[\w']+", m.group(0).lower())
+        return m.group(0) if len(words) <= _RESTATEMENT_WORDS and not _REMARK_VERBS & set(words) else " "
+
+    kept = _PARENTHETICAL.sub(remark, head)
+    return kept, head, len(parts) > 1 or kept != head
+
+
+def _outside_head(text: str, hits: Sequence[tuple[Form, int, int]]) -> bool:
+    """A short answer whose head (:func:`_head`) names no gold: the gold is only a side remark (``Lyon (Paris was
+    the capital before)``, ``It's nitrogen; oxygen is 7``, ``The capital is Lyon. Paris is the largest city.``)."""
+    if len(text.split()) > _MAX_HEAD_WORDS:
+        return False
+    head, sentence, cut = _head(text)
+    if not cut:
+        return False
+    form = canon(head)
+    if any(_span(form, gold)[0] >= 0 for gold, _, _ in hits):
+        return False
+    if not text.strip().startswith(sentence):
+        return True  # a question was skipped: positions no longer line up
+    k = len(canon(sentence).tokens)
+    return not any(start < k < end for _, start, end in hits)  # a gold across the cut: "Portugal. The Man"
+
+
+_CORRECTION = re.compile(r"(?i)\b(?:but|yet|though|however)\b(.*\b(?:actually|in\s+fact|really|truly)\b.*)$")
+
+
+def _corrected(text: str, golds: Sequence[Form]) -> bool:
+    """A short answer that names the gold, then corrects itself to something else: ``Many people say Paris, but
+    the capital is actually Lyon``. The gold repeated in the correction keeps it (``..., but it is actually
+    Paris``)."""
+    if len(text.split()) > _MAX_HEDGED_WORDS:
+        return False
+    m = _CORRECTION.search(text)
+    if m is None:
+        return False
+    rest = canon(m.group(1))
+    return not any(_span(rest, gold)[0] >= 0 for gold in golds)
 
 
 def _relation(t: Sequence[str], start: int) -> bool:
@@ -1419,7 +1592,14 @@ def _keys(text: str) -> set[str]:
 
 
 def _numeric(words: Sequence[str]) -> bool:
-    return any(w[0].isdigit() or w.lower() in _NUMBER_WORDS for w in words)
+    return any(
+        w[0].isdigit() or w.lower() in _NUMBER_WORDS or (len(w) >= 2 and _ROMAN_WORD.match(w)) for w in words
+    )
+
+
+_ROMAN_WORD = re.compile(r"^[IVXLCDM]+$")
+#: answer words the canonical form rewrites to gold words the filter cannot see: "WWII", "a dozen", "U.N."
+_REWRITTEN = re.compile(r"(?i)\bww\s?(?:ii|i|2|1)\b|\bdozen\b|\b(?:[a-z]\.){2,}")
 
 
 def _may_match(answer: str, gold_set: _Golds) -> bool:
@@ -1434,6 +1614,9 @@ def _may_match(answer: str, gold_set: _Golds) -> bool:
         if lower[-1:].isdigit() and (bare := lower.rstrip("0123456789")) and bare in keys:
             return True  # a citation marker glued to the word ("pepsin1")
     if gold_set.numeric and _numeric(words):
+        return True
+    low = answer.lower()
+    if "ww" in low or "dozen" in low or ("." in answer and _REWRITTEN.search(answer)):
         return True
     if gold_set.caps and len(words) >= 2:
         initials = "".join(w[0] for w in words).lower()
@@ -1491,7 +1674,7 @@ def _unsigned_numeric(golds: tuple[str, ...]) -> bool:
 
 #: symbols that change what an answer names and that SQuAD normalisation drops: ``5+``, ``≥5``, ``C++``, ``C#``,
 #: ``B-`` (a grade), ``5¢``, ``50‰``; an answer holding one the gold lacks names something else
-_SYMBOLS = re.compile(r"[+#±≥≤<>‰¢∓≈]|(?<=[^\W\d_])-(?=\s|$)")
+_SYMBOLS = re.compile(r"[+#±≥≤<>‰¢∓≈~∼]|(?<=[^\W\d_])-(?=\s|$)")
 _STRUCK = re.compile(r"~~|<(?:s|del|strike)>", re.I)
 #: generational suffixes a normaliser drops ("Hank Williams Jr."): a different suffix is a different person
 _SUFFIX = re.compile(r"\b(Jr|JR|Jnr|Sr|SR|Snr|Junior|Senior|fils|p[eè]re|the\s+[Yy]ounger|the\s+[Ee]lder)\b")
@@ -1507,6 +1690,9 @@ _NAME_ROMAN = re.compile(r"\b([A-Z][a-z]+) ([XLCDM])(?![\w.])")
 _HONORIFIC_LEAD = re.compile(
     r"^\W*(mr|mrs|ms|miss|mister|dr|doctor|sir|dame|lord|lady|madame|mme|herr|frau)\b\.?\s", re.I
 )
+
+
+_FRACTION = re.compile(r"(?<![\d/.,])(\d{1,4})\s*/\s*\d{1,3}(?![\d/])")
 
 
 def _symbols(text: str) -> set[str]:
@@ -1549,21 +1735,36 @@ def _raw_refusal(answer: str, golds: Sequence[str]) -> str | None:
         for g in golds
     ):
         return "different_person"  # "Bush Sr." for "George W. Bush", "Henry Ford II" for "Henry Ford"
+    for m in _FRACTION.finditer(answer):
+        if not (is_year_like(m.group(1)) or any("/" in g for g in golds)):
+            return "fraction"  # "1/5" for 5: a fraction (or a score), not the number
     era = bool(_BC.search(answer))
     dated = [g for g in golds if _HAS_DIGIT.search(g)]
     if dated and _ERA.search(answer) and not any(era == bool(_BC.search(g)) for g in dated):
         return "era"  # "1945 BC" is not 1945, "44 AD" not 44 BC
-    plain = squad(answer)
+    titles, romans = _gold_names(tuple(golds))
+    if titles and squad(answer) in titles:
+        return "title_drop"  # "No" for "Dr. No", "T" for "Mr. T": the title is part of the name
+    if romans is not None and romans.search(answer):
+        return "symbol"  # "Malcolm 10" for "Malcolm X": a letter of a name, not a numeral
+    return None
+
+
+@functools.lru_cache(maxsize=16384)
+def _gold_names(golds: tuple[str, ...]) -> tuple[frozenset[str], re.Pattern[str] | None]:
+    """What :func:`_raw_refusal` needs of a gold list, once per list: the SQuAD forms of title-only names with the
+    title dropped (``No`` of ``Dr. No``), and a pattern for a name word followed by a digit where a gold has a
+    roman letter (``Malcolm 10`` for ``Malcolm X``)."""
+    titles: set[str] = set()
+    words: list[str] = []
     for g in golds:
         titled = _HONORIFIC_LEAD.match(g)
         rest = g[titled.end() :].strip() if titled else ""
-        short = rest and len(rest.split()) == 1 and (len(rest) <= 2 or rest.lower() in FUNCTION_WORDS)
-        if short and plain == squad(rest):
-            return "title_drop"  # "No" for "Dr. No", "T" for "Mr. T": the title is part of the name
-        for m in _NAME_ROMAN.finditer(g):
-            if re.search(rf"(?i)\b{re.escape(m.group(1))}\s+\d", answer):
-                return "symbol"  # "Malcolm 10" for "Malcolm X": a letter of a name, not a numeral
-    return None
+        if rest and len(rest.split()) == 1 and (len(rest) <= 2 or rest.lower() in FUNCTION_WORDS):
+            titles.add(squad(rest))
+        words += [re.escape(m.group(1)) for m in _NAME_ROMAN.finditer(g)]
+    romans = re.compile(rf"(?i)\b(?:{'|'.join(words)})\s+\d") if words else None
+    return frozenset(titles), romans
 
 
 def decide(
@@ -1634,6 +1835,10 @@ def decide(
                 return Verdict(
                     None, "titled_surname", gold
                 )  # "Mrs. Bush" for "George W. Bush": maybe his wife
+            if rule == "surname":
+                # "Williams" for "Serena Williams", "Wright" for "Orville Wright": a surname names a family (a
+                # sister, a brother, a father); the gold list cannot tell a unique one, so the judge decides
+                return Verdict(None, "surname", gold)
             return Verdict(1.0, rule, gold, sorted(pred.changed | form.changed))
     if _same_items(answer, [g for g, _ in forms if _LIST_SPLIT.search(g)]):
         return Verdict(1.0, "same_items")
@@ -1927,6 +2132,7 @@ _CLEAR_HOOKS.extend(
         _gold_forms.cache_clear,
         _unsigned_numeric.cache_clear,
         _conjuncts.cache_clear,
+        _gold_names.cache_clear,
     ]
 )
 
