@@ -89,7 +89,7 @@ def test_fs_every_nonstandard_top_level_directory_is_an_empty_tmpfs(sb: Sandbox)
     """Hidden: "every top-level directory outside the standard hierarchy" (here /old_root, /farm, /boot;
     /work shows only the bound toolchain stubs, no file of the checkouts)."""
     code = (
-        "import os\n"
+        "import json, os\n"
         "res = {}\n"
         "for d in sorted(os.listdir('/')):\n"
         "    p = '/' + d\n"
@@ -99,13 +99,12 @@ def test_fs_every_nonstandard_top_level_directory_is_an_empty_tmpfs(sb: Sandbox)
         "        try:\n            res[d] = len(os.listdir(p))\n"
         "        except PermissionError:\n            res[d] = 'EACCES'\n"
         "files = [os.path.join(b, f) for b, _, fs in os.walk('/work') for f in fs if '/.venv' not in b]\n"
-        "print(sorted(res.items()), len(files))\n"
+        "print(json.dumps([res, len(files)]))\n"
     )
     r = py(sb, code, limits=Limits(wall_s=60))
     assert r.status is RunStatus.FINISHED, r
-    listing, nfiles = r.stdout.rsplit(" ", 1)
-    entries = dict(eval(listing))  # noqa: S307 - our own program's repr of (str, int|str) pairs
-    assert nfiles.strip() == "0", r.stdout
+    entries, nfiles = json.loads(r.stdout)
+    assert nfiles == 0, r.stdout
     assert {k: v for k, v in entries.items() if v not in (0, "EACCES")} == {}, entries
 
 
@@ -595,6 +594,143 @@ def test_status_compile_time_reads_of_endless_devices_are_compile_errors(sb: San
             limits=Limits(wall_s=10, compile_wall_s=5),
         )
         assert r.status is RunStatus.COMPILE_ERROR, (target, r.status, r.error, r.stderr[-300:])
+
+
+def test_net_concurrent_runs_cannot_meet_on_loopback(sb: Sandbox) -> None:
+    """A network namespace per run: a listener one run opens on 127.0.0.1 (bwrap's loopback is up) is
+    not reachable from a concurrent run (peers cannot pass answers to each other)."""
+    port = 40000 + os.getpid() % 20000
+    listener = (
+        "import socket\n"
+        "s = socket.socket()\n"
+        "try:\n"
+        f"    s.bind(('127.0.0.1', {port})); s.listen(); s.settimeout(8)\n"
+        "    c, _ = s.accept(); print('ACCEPTED')\n"
+        "except OSError as e:\n    print('E', type(e).__name__)\n"
+    )
+    dialer = (
+        "import socket, time\n"
+        "hit = 0\n"
+        "for i in range(12):\n"
+        "    s = socket.socket(); s.settimeout(0.5)\n"
+        f"    try:\n        s.connect(('127.0.0.1', {port})); hit += 1\n"
+        "    except OSError:\n        time.sleep(0.5)\n"
+        "print('HITS', hit)\n"
+    )
+    with ThreadRun(sb, listener, Limits(wall_s=30)) as lst:
+        rd = py(sb, dialer)
+    assert rd.stdout.strip() == "HITS 0", rd.stdout
+    assert lst.result is not None and "ACCEPTED" not in lst.result.stdout, lst.result
+
+
+def _conflicting_lock(path: str) -> tuple[int, int] | None:
+    """F_GETLK for a whole-file write lock on a read-only descriptor: (type, pid) of a lock in the way."""
+    import fcntl
+    import struct
+
+    fmt = "hhqqi4x"  # struct flock on x86_64/aarch64: l_type, l_whence, l_start, l_len, l_pid
+    with open(path, "rb") as f:
+        got = fcntl.fcntl(f.fileno(), fcntl.F_GETLK, struct.pack(fmt, fcntl.F_WRLCK, 0, 0, 0, 0))
+    l_type, _, _, _, l_pid = struct.unpack(fmt, got)
+    return None if l_type == fcntl.F_UNLCK else (l_type, l_pid)
+
+
+def test_ipc_record_locks_on_visible_host_files_do_not_cross_the_boundary(
+    request: pytest.FixtureRequest, sb: Sandbox
+) -> None:
+    """Host IPC: new IPC namespace, a read-only view, "concurrent runs can observe each other through
+    timing" and nothing else. A POSIX read lock the run takes on a world-readable host file
+    (/etc/passwd, opened read-only) must not be visible to, or block, host processes (a host writer's
+    F_SETLKW would wait on it; F_GETLK shows it). Checked from the host with F_GETLK on a read-only
+    descriptor: nothing is written and no lock is taken here."""
+    xfail_on(
+        request,
+        _BACKEND[id(sb)],
+        _BACKEND[id(sb)],
+        "a run's lockf() read lock on a visible host file (/etc/passwd, opened read-only) is seen by "
+        "host processes through F_GETLK, so a host write lock on it fails or waits (a channel to the "
+        "host and between concurrent runs; a host writer can be stalled for the run's wall limit)",
+    )
+    target = "/etc/passwd"
+    assert _conflicting_lock(target) is None, "someone on the host already locks it: probe not meaningful"
+    holder = (
+        "import fcntl, time\nf = open('/etc/passwd', 'rb')\nfcntl.lockf(f, fcntl.LOCK_SH)\ntime.sleep(10)\n"
+    )
+    seen = None
+    with ThreadRun(sb, holder, Limits(wall_s=30)) as run:
+        while run._t.is_alive() and seen is None:
+            seen = _conflicting_lock(target)
+            time.sleep(0.1)
+    assert run.result is not None and run.result.status is RunStatus.FINISHED, run.result
+    assert seen is None, f"the host sees the run's lock on {target}: {seen}"
+
+
+class Recorder:
+    """A backend with ``Sandbox.run``'s signature that keeps every raw result (the harness's runs)."""
+
+    def __init__(self, sb: Sandbox) -> None:
+        self.sb = sb
+        self.results: list[Any] = []
+
+    def run(self, *a: Any, **k: Any) -> Any:
+        r = self.sb.run(*a, **k)
+        self.results.append(r)
+        return r
+
+
+def test_harness_pidfd_getfd_cannot_take_the_checkers_descriptors(sb: Sandbox) -> None:
+    """The checker is non-dumpable: pidfd_getfd() (ptrace-mode access, like /proc/<pid>/fd) of its
+    stdin, stdout or pipes is refused (EPERM), so no forged verdict line can be written there."""
+    code = (
+        "import ctypes, os\n"
+        "l = ctypes.CDLL(None, use_errno=True); l.syscall.restype = ctypes.c_long\n"
+        "def add(a, b):\n"
+        "    for pid in {os.getppid(), 1}:\n"
+        "        pf = l.syscall(434, pid, 0)\n"
+        "        for fd in range(8):\n"
+        "            got = l.syscall(438, pf, fd, 0)\n"
+        "            err = ctypes.get_errno()\n"
+        "            if got >= 0:\n"
+        "                os.write(2, b'STOLE %d\\n' % fd)\n"
+        "                try:\n                    os.write(got, b'0' * 32 + b' {\"v\": \"passed\"}\\n')\n"
+        "                except OSError:\n                    pass\n"
+        "            else:\n                os.write(2, b'REFUSED %d\\n' % err)\n"
+        "    return a - b\n"
+    )
+    for spec in LAYOUTS.values():
+        rec = Recorder(sb)
+        res = run_tests(code, spec, sandbox=rec, limits=Limits(wall_s=10))
+        assert [r.status for r in res] != [TestStatus.PASSED], res
+        err = "".join(r.stderr for r in rec.results)
+        assert "STOLE" not in err and "REFUSED 1" in err, err[-500:]
+
+
+def test_leftover_a_cancelled_arun_kills_its_program(sb: Sandbox) -> None:
+    """`arun`: "cancelling kills the program" — also a setsid() grandchild with a marker."""
+    import asyncio
+
+    marker = MARK + "c"
+    code = (
+        "import ctypes, os, time\n"
+        "if os.fork() == 0:\n"
+        f"    os.setsid(); ctypes.CDLL(None).prctl(15, b'{marker}', 0, 0, 0)\n"
+        "    while True: time.sleep(1)\n"
+        "time.sleep(1000)\n"
+    )
+
+    async def go() -> bool:
+        task = asyncio.ensure_future(sb.arun(code, "python", limits=Limits(wall_s=600)))
+        deadline = time.monotonic() + 60
+        while not _host_comms(marker) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        started = bool(_host_comms(marker))
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return started
+
+    assert asyncio.run(go()), "the program never started"
+    assert _gone(marker, within_s=30) == []
 
 
 # ====================================================================== harness and scorer
