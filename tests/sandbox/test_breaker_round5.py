@@ -385,7 +385,8 @@ def test_limit_cpu_time_is_not_reset_by_exec(sb: Sandbox) -> None:
         "os.execv(sys.executable, [sys.executable, '-c', 'while True: pass'])\n"
     )
     r = py(sb, code, limits=Limits(wall_s=600, cpu_s=1))
-    assert r.status is RunStatus.TIMEOUT and r.wall_s < 300, (r.status, r.wall_s)
+    # killed by RLIMIT_CPU, not by the 600 s wall limit: the tree used about 1 s of CPU, not 600
+    assert r.status is RunStatus.TIMEOUT and r.cpu_s < 5, (r.status, r.cpu_s)
 
 
 def test_limit_file_descriptors_are_capped_and_cannot_be_raised(sb: Sandbox) -> None:
@@ -558,8 +559,8 @@ def test_status_exit_codes_above_128_are_exit_codes_not_signals(
 
 
 def test_status_a_real_signal_is_a_signal(sb: Sandbox) -> None:
-    """Control for the probe above: a child killed by SIGKILL makes the shell's own exit; the program
-    itself killed by SIGSEGV (it cannot ignore a fault as PID 1) is signal 11, finished."""
+    """Control for the probe above: the program itself killed by SIGSEGV (a fault, which PID 1 cannot
+    ignore) is signal 11 with no exit code, finished."""
     r = py(sb, "import ctypes\nctypes.string_at(0)\n")
     assert r.status is RunStatus.FINISHED and r.signal == 11 and r.exit_code is None, r
 
@@ -663,6 +664,37 @@ def test_ipc_record_locks_on_visible_host_files_do_not_cross_the_boundary(
             time.sleep(0.1)
     assert run.result is not None and run.result.status is RunStatus.FINISHED, run.result
     assert seen is None, f"the host sees the run's lock on {target}: {seen}"
+
+
+def test_ipc_host_file_accesses_are_not_observable_by_inotify(
+    request: pytest.FixtureRequest, sb: Sandbox
+) -> None:
+    """What is shared is listed: "Time, CPU caches and load are shared: concurrent runs can observe each
+    other through timing". An inotify watch the run puts on a visible host file must not report the
+    host's own opens of it (here the test process reading /etc/passwd while the run waits): that is an
+    event channel from host processes and peer runs into the sandbox, not timing."""
+    xfail_on(
+        request,
+        _BACKEND[id(sb)],
+        _BACKEND[id(sb)],
+        "inotify_add_watch on a visible host file works in the run and reports the host's opens of it "
+        "(IN_OPEN on /etc/passwd when the caller reads it): an undocumented host-to-run channel",
+    )
+    code = (
+        "import ctypes, select\n"
+        "l = ctypes.CDLL(None, use_errno=True)\n"
+        "fd = l.inotify_init1(0)\n"
+        "wd = l.inotify_add_watch(fd, b'/etc/passwd', 0x20) if fd >= 0 else -1\n"
+        "if wd < 0:\n    print('NOWATCH')\n"
+        "else:\n    r, _, _ = select.select([fd], [], [], 10)\n    print('EVENT' if r else 'NONE')\n"
+    )
+    with ThreadRun(sb, code, Limits(wall_s=30)) as run:
+        while run._t.is_alive():
+            with open("/etc/passwd", "rb") as f:
+                f.read(1)
+            time.sleep(0.1)
+    assert run.result is not None and run.result.status is RunStatus.FINISHED, run.result
+    assert run.result.stdout.strip() in ("NOWATCH", "NONE"), run.result.stdout
 
 
 class Recorder:
@@ -1038,7 +1070,7 @@ def test_server_files_that_shadow_the_program_source_are_refused(server: tuple[i
         status, body = _request(
             port, req, {"Content-Type": "application/json", "Content-Length": str(len(req))}
         )
-        assert status == 422 or (status == 200 and b"42" in body), (name, status, body[:300])
+        assert status == 422 and b"files" in body, (name, status, body[:300])
 
 
 def test_server_return_code_of_an_exit_above_128_is_that_code(
