@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from ._equiv_stance import as_bound, bound_of, disowned_later, phrase_bound, stance_denied
+from ._equiv_stance import as_bound, bound_of, disowned_later, phrase_bound, stance_denied, trailing_marks
 from ._equiv_visible import reader_view
 from ._latex import _BRACE_EVENTS
 from ._words import ONES, TENS
@@ -886,6 +886,8 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
     if not denied:
         at_value = last.end() + max(0, at)
         denied = stance_denied(text, (at_value, end)) and not _BOX_START.search(answer)
+    answer, crossed = trailing_marks(answer)  # "Answer: 5 ✅" answers 5; "Answer: 5 ❌" denies it
+    denied = denied or crossed
     rel = phrase_bound(answer)
     if rel is not None:  # "Answer: at least 5" answers the set it bounds
         value = re.search(r"-?\d[\d.,]*|\\frac\{[^{}]*\}\{[^{}]*\}", answer)

@@ -34,7 +34,15 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["as_bound", "bound_of", "disowned_later", "phrase_bound", "stance_denied", "tentative"]
+__all__ = [
+    "as_bound",
+    "bound_of",
+    "disowned_later",
+    "phrase_bound",
+    "stance_denied",
+    "tentative",
+    "trailing_marks",
+]
 
 WINDOW = 80  # characters read on each side of an answer
 
@@ -70,6 +78,9 @@ _NEG_WORDS = frozenset(
         "ain't",
         "nor",
         "neither",
+        "keinesfalls",
+        "keineswegs",
+        "nimmer",
         "nunca",
         "jamás",
         "jamais",
@@ -210,6 +221,25 @@ _LIGHT_WORDS = frozenset(
         "do",
         "did",
         "will",
+        "puede",
+        "ser",
+        "être",
+        "essere",
+        "pueda",
+        "podría",
+        "peut",
+        "pourrait",
+        "kann",
+        "könnte",
+        "può",
+        "potrebbe",
+        "pode",
+        "poderia",
+        "kunnen",
+        "może",
+        "může",
+        "может",
+        "μπορεί",
         "would",
         "can",
         "could",
@@ -678,6 +708,10 @@ _ANSWERERS = [
 _PERSONS = [
     "student-",
     "pupil-",
+    "novice-",
+    "beginner-",
+    "amateur-",
+    "newcomer-",
     "people",
     "person",
     "friend-",
@@ -779,6 +813,10 @@ _ERROR = [
     "erratum",
     "misprint-",
     "typo-",
+    "blunder-",
+    "slip-",
+    "oversight-",
+    "gaffe-",
     "trap-",
     "pitfall-",
     "distractor-",
@@ -993,6 +1031,56 @@ _MATH_EDGE = re.compile(r"^(?:\s|\$|\\\)|\\\]|\\[,;!]|~|\*|_|\}|\))*")
 _MATH_EDGE_END = re.compile(r"(?:\s|\$|\\\(|\\\[|\\[,;!]|~|\*|_|\{|\()*$")
 
 
+_ADVERBS = frozenset(
+    [
+        "leider",
+        "sicher",
+        "bestimmt",
+        "wirklich",
+        "doch",
+        "ja",
+        "eben",
+        "vraiment",
+        "sûrement",
+        "realmente",
+        "davvero",
+        "proprio",
+        "zeker",
+        "echt",
+        "verkligen",
+        "virkelig",
+        "todella",
+        "naprawdę",
+        "opravdu",
+        "действительно",
+        "точно",
+        "конечно",
+        "σίγουρα",
+        "πράγματι",
+        "really",
+        "surely",
+        "clearly",
+        "obviously",
+        "unfortunately",
+        "sadly",
+    ]
+)
+
+
+def _light(token: str) -> bool:
+    """A grammatical word, or an adverb (by its ending where the language marks it: -ly, -ment, -mente)."""
+    return (
+        token in _LIGHT_WORDS
+        or token in _ADVERBS
+        or (len(token) >= 6 and token.endswith(("ly", "ment", "mente", "weise")))
+    )
+
+
+def _negation(token: str) -> bool:
+    """A negation word; French elides "ne" ("n'est", "n'a")."""
+    return token in _NEG_WORDS or token.endswith("n't") or (token.startswith("n'") and len(token) > 2)
+
+
 def _tokens(text: str) -> list[str]:
     return [t.lower().replace("’", "'") for t in _TOKEN.findall(text)]
 
@@ -1066,12 +1154,12 @@ def _negated_before(clause: str) -> bool:
     toks = _tokens(clause)[-6:]
     for i in range(len(toks) - 1, -1, -1):
         t = toks[i]
-        if t in _NEG_WORDS or t.endswith("n't") or _is(t, _WRONG_WORDS):
+        if _negation(t) or _is(t, _WRONG_WORDS):
             between = toks[i + 1 :]
             if any(b in _EXCLUSIVE for b in between):
                 return False
-            return all(b in _LIGHT_WORDS or b in _NEG_WORDS for b in between)
-        if t not in _LIGHT_WORDS and not t.startswith("'"):
+            return all(_light(b) or _negation(b) for b in between)
+        if not _light(t) and not t.startswith("'"):
             return False
     return False
 
@@ -1088,19 +1176,19 @@ def _denied_after(clause: str) -> bool:
     for i, t in enumerate(toks):
         if _is(t, _WRONG_WORDS):
             return True
-        if t in _NEG_WORDS or t.endswith("n't"):
-            rest = [r for r in toks[i + 1 :] if r not in _NEG_WORDS]
+        if _negation(t):
+            rest = [r for r in toks[i + 1 :] if not _negation(r) and r not in _ADVERBS]
             nxt = rest[0] if rest else ""
             if not nxt or nxt in (".", "!", ")", "]", "。"):
                 return True  # "\\boxed{5} değil", "\\boxed{5}, or not"
             if nxt in _EXCLUSIVE or nxt.isdigit() or nxt in ("$", "\\", "-", "("):
                 return False  # "\\boxed{5}, not 7", "\\boxed{5} and not only"
             return any(_is(r, _RIGHT_WORDS) for r in rest[:4]) or (
-                nxt in _LIGHT_WORDS and all(r in _LIGHT_WORDS for r in rest[:3]) and len(rest) <= 3
+                _light(nxt) and all(_light(r) for r in rest[:3]) and len(rest) <= 3
             )
-        if _is(t, _RIGHT_WORDS) and i + 1 < len(toks) and toks[i + 1] in _NEG_WORDS:
+        if _is(t, _RIGHT_WORDS) and i + 1 < len(toks) and _negation(toks[i + 1]):
             return True  # "klopt niet", "stimmt nicht"
-        if t not in _LIGHT_WORDS and t not in (",", "—", "–", "-", ":", "(") and not _symbol(t):
+        if not _light(t) and t not in (",", "—", "–", "-", ":", "(") and not _symbol(t):
             return False
     return False
 
@@ -1472,3 +1560,19 @@ def phrase_bound(answer: str) -> str | None:
     end = re.match(r"[-\d.,$\\{}^_/]+", answer[v.start() :])
     stop = v.start() + (end.end() if end else 1)
     return bound_of(answer, (v.start(), stop))
+
+
+def trailing_marks(answer: str) -> tuple[str, bool]:
+    """An answer phrase's answer without the pictographs after it ("5 ✅", "5 🎉"), and whether one is a cross."""
+    end = len(answer)
+    crossed = False
+    while end > 0:
+        ch = answer[end - 1]
+        if ch.isspace() or ch in "\u200d\ufe0f\ufe0e" or "\U0001f3fb" <= ch <= "\U0001f3ff":
+            end -= 1
+        elif unicodedata.category(ch) == "So":
+            crossed = crossed or _mark(ch) == -1
+            end -= 1
+        else:
+            break
+    return (answer[:end] if end > 0 else answer), crossed

@@ -235,6 +235,33 @@ for s in [
     "$\\boxed{5}$ ☑️",
 ]:
     C("cross_any", s)
+# found by a self-check after the rules: adverbs, modals, elision, more error nouns and speakers
+for s in [
+    "$\\boxed{5}$ is definitely wrong.",
+    "$\\boxed{5}$ is, unfortunately, wrong.",
+    "$\\boxed{5}$ ist leider falsch.",
+    "Die Antwort ist keinesfalls $\\boxed{5}$.",
+    "La respuesta no puede ser $\\boxed{5}$.",
+    "$\\boxed{5}$ n'est certainement pas juste.",
+    "A typical blunder is answering $\\boxed{5}$.",
+    "Novices often write $\\boxed{5}$.",
+]:
+    A(
+        "denial_any" if "blunder" not in s and "Novices" not in s else "attribution_any",
+        s,
+        "the response denies or disowns the boxed 5",
+    )
+for s in [
+    "The answer is definitely $\\boxed{5}$.",
+    "$\\boxed{5}$ is definitely right.",
+    "The total adds up to $\\boxed{5}$.",
+]:
+    C("denial_any" if "adds" not in s else "bound_any", s)
+# in an answer phrase: the glyph after the value
+A("cross_any", "Answer: 5 ❌", "a cross after the answer phrase's value marks it as wrong")
+A("cross_any", "Answer: 5 🚫", "a prohibition sign after the answer phrase's value marks it as wrong")
+C("cross_any", "Answer: 5 ✅")
+C("cross_any", "Answer: 5 🎉")
 # a box asked as a question, in any language
 for s in [
     "¿Será $\\boxed{5}$?",
