@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from ._equiv_stance import as_bound, bound_of, disowned_later, phrase_bound, stance_denied, trailing_marks
 from ._equiv_visible import reader_view
 from ._latex import _BRACE_EVENTS
 from ._words import ONES, TENS
@@ -152,7 +153,7 @@ def extract_answers(response: str) -> Extraction:
         # "So the answer is $\\boxed{5": cut off while writing the final answer, which is therefore missing
         return Extraction((), "truncated", (), text, thinking)
     if boxes:
-        boxes = [(box_in_context(text, span, a), span) for a, span in boxes]
+        boxes = [(_bounded(text, span, box_in_context(text, span, a)), span) for a, span in boxes]
         # "<reasoning> ... \\boxed{4}? ... </reasoning><answer>5</answer>": the tags are answers (all of them:
         # "<answer>\\boxed{3}</answer><answer>4</answer>" is a hedge)
         # tags are the answers, and so is every box outside them and outside a <reasoning> block ("\\boxed{7}.
@@ -284,7 +285,11 @@ _RETRACTION_WINDOW = 400
 def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[bool, ...]) -> tuple[bool, ...]:
     """``negated`` with the last answer marked when the text right after it takes it back."""
     tail = text[spans[-1][1] : spans[-1][1] + _RETRACTION_WINDOW]
-    if not tail.strip() or not _RETRACTION.search(tail):
+    if not tail.strip():
+        return negated
+    if disowned_later(tail):
+        return (*negated[:-1], True)  # "That quote from the forum is wrong", "I could not solve it"
+    if not _RETRACTION.search(tail):
         return negated
     if _CONFIRMS.search(tail) and not _DOUBTS.search(tail):
         return negated  # "Wait, let me double-check: $5 + 4 = 9$. Correct.": a check that confirms takes nothing back
@@ -303,9 +308,23 @@ _DOUBTS = re.compile(
 )
 
 
+_RELATION = re.compile(
+    r"[<>=\u2264\u2265\u2260\u2248]|\\(?:[lg]eq?|[lg]t|neq?|approx|in|sim)(?![A-Za-z])|\\infty"
+)
+
+
+def _bounded(text: str, span: tuple[int, int], answer: str) -> str:
+    """A box stated as a bound ("at least \\boxed{5}") answers the set it bounds (``[5,\\infty)``)."""
+    rel = bound_of(text, span)
+    if rel is None or _RELATION.search(answer):
+        return answer
+    return as_bound(answer, rel)
+
+
 def _box_denied(text: str, span: tuple[int, int]) -> bool:
     return (
-        bool(_DENIED_AFTER.match(text, span[1]))
+        stance_denied(text, span)
+        or bool(_DENIED_AFTER.match(text, span[1]))
         or bool(_DENYING_REASON.match(text, span[1]))
         or bool(_DENIED_BEFORE.search(text, max(0, span[0] - 24), span[0]))
         or bool(_EXAMPLE_BEFORE.search(text, max(0, span[0] - 120), span[0]))
@@ -864,6 +883,15 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
         or bool(_DENYING_REASON.match(text, end))
         or bool(_DISOWNED_BEFORE.search(text, max(0, last.start() - 60), last.start() + _label_len(last)))
     )
+    if not denied:
+        at_value = last.end() + max(0, at)
+        denied = stance_denied(text, (at_value, end)) and not _BOX_START.search(answer)
+    answer, crossed = trailing_marks(answer)  # "Answer: 5 ✅" answers 5; "Answer: 5 ❌" denies it
+    denied = denied or crossed
+    rel = phrase_bound(answer)
+    if rel is not None:  # "Answer: at least 5" answers the set it bounds
+        value = re.search(r"-?\d[\d.,]*|\\frac\{[^{}]*\}\{[^{}]*\}", answer)
+        answer = as_bound(value.group(), rel) if value else answer
     if not answer.isascii():
         answer = _CJK_TAIL.sub("", answer) or answer  # "答えは 12 です": the words after the value
     if answer.endswith(")"):
