@@ -90,7 +90,7 @@ from ._equiv_norm import (
     unit_conflict,
     unit_target,
 )
-from ._equiv_visible import REFUSAL_RULES
+from ._equiv_visible import REFUSAL_RULES, redefinition
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "MathVerdict", "judge"]
 
@@ -165,10 +165,10 @@ def judge(
     """
     timings: dict[str, float] = {}
     clock = _Clock(timings)
-    redefined = _redefined_macro(response)
+    redefined = redefinition(response)
     if redefined:  # the grader reads the TeX source: a redefined command renders something else
-        verdict = MathVerdict(0.0, "extract", timings_ms=timings, rule="redefined_macro")
-        verdict.reason = f"the response redefines \\{redefined}: its answer does not read as written"
+        verdict = MathVerdict(0.0, "no_answer", method="refused", timings_ms=timings, rule="tex_redefinition")
+        verdict.reason = f"the response redefines {redefined}: its answer does not read as written"
         return verdict
     found = extract_answers(response)
     if found.refused:  # the response cannot be read at face value (see _equiv_visible)
@@ -358,37 +358,6 @@ def _exact_decimal(gold_norm: str) -> str:
         return str(value.numerator)
     sign = "-" if value < 0 else ""
     return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
-
-
-_REDEFINE = re.compile(
-    r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)|\\providecommand\*?\s*\{?\s*\\([A-Za-z]+)"
-    r"|\\(?:g|e|x)?def\s*\\([A-Za-z]+)|\\let\s*\\([A-Za-z]+)|\\(catcode|DeclareRobustCommand|renewenvironment)(?![A-Za-z])"
-)
-#: layout lengths a solution may set (copied from a problem's matrix): they change spacing, never a value
-_LAYOUT_MACROS = frozenset(("arraystretch", "arraycolsep", "tabcolsep", "baselinestretch", "jot"))
-
-
-def _redefined_macro(response: str) -> str:
-    """The command a response (re)defines with ``\\renewcommand``, ``\\newcommand``, ``\\def`` or ``\\let`` and
-    then uses, or ``\\catcode`` ("" when none): ``\\renewcommand{\\boxed}[1]{\\fbox{7}}`` makes ``\\boxed{5}`` show
-    7, and a new command's meaning is not read either. Layout lengths (``\\arraystretch``) and macros never used
-    are not counted."""
-    if "\\" not in response or not any(
-        w in response for w in ("command", "def", "let", "catcode", "environment")
-    ):
-        return ""
-    for m in _REDEFINE.finditer(response):
-        name = next(g for g in m.groups() if g)
-        if name in ("catcode", "DeclareRobustCommand", "renewenvironment"):
-            return name
-        if name in _LAYOUT_MACROS:
-            continue
-        # a macro defined and never used changes nothing ("\\newcommand{\\ans}{5} \\boxed{5}"); one used
-        # anywhere else (in a box, in another definition) is a command the grader cannot read
-        uses = len(re.findall(rf"\\{name}(?![A-Za-z])", response))
-        if uses > 1:
-            return name
-    return ""
 
 
 _APPROX_RELATION = re.compile(
