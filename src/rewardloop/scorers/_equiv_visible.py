@@ -399,7 +399,9 @@ def _definitions(text: str) -> str:
     return _blank(text, spans)
 
 
-_LAYOUT_PARAMETERS = frozenset(("\\arraystretch", "\\arraycolsep", "\\tabcolsep", "\\baselinestretch", "\\jot"))
+_LAYOUT_PARAMETERS = frozenset(
+    ("\\arraystretch", "\\arraycolsep", "\\tabcolsep", "\\baselinestretch", "\\jot")
+)
 
 
 # --- colours, sizes, positions, overlays, environments
