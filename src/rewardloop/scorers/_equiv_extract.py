@@ -1301,7 +1301,7 @@ def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str,
 _MAX_REMARKS = 2
 # a remark about the method: "This covers all steps ...", "This approach demonstrates ..." (its own value-free
 # sentence); one that doubts, reopens or adds to the conclusion is no remark
-_REMARK = re.compile(r"^\W{0,4}(?:this|these|such|the\s+above)\b", re.IGNORECASE)
+_METHOD_REMARK = re.compile(r"^\W{0,4}(?:this|these|such|the\s+above)\b", re.IGNORECASE)
 _REMARK_DOUBT = re.compile(
     r"\b(?:wrong|incorrect|mistake|error|false|invalid|actually|wait|however|but|although|though|assum\w*|"
     r"only|may|might|could|should|check|verify|recheck|reconsider|revisit|again|also|instead|else|other|"
@@ -1329,7 +1329,7 @@ def _is_remark(sentence: str) -> bool:
     """A sentence about the solution that states nothing: it opens with "This"/"These"/"The above", holds no
     number, formula or emphasis, and neither doubts, reopens nor adds to what came before."""
     return (
-        _REMARK.search(sentence) is not None
+        _METHOD_REMARK.search(sentence) is not None
         and not _MATHY.search(sentence)
         and "**" not in sentence
         and not _REMARK_DOUBT.search(sentence)
