@@ -60,7 +60,8 @@ _REPLACE = (
     ("\\operatorname{lcm}", "\\lcm"), ("\\operatorname{gcd}", "\\gcd"),
     ("\u222a", "\\cup"), ("\u2229", "\\cap"), ("\u2208", "\\in"), ("\u2260", "\\ne"), ("\u00b1", "\\pm"),
     ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
-    ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"),
+    ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"), ("\\colon", ":"), ("\u2236", ":"),
+    ("\u2215", "/"),
 )  # fmt: skip
 # font-size and math-style switches change how an answer looks, never what it is ("\\boxed{\\large 5}")
 _SIZES = re.compile(
@@ -77,6 +78,83 @@ _TEMPERATURE_TAIL = re.compile(
     r"(?<=[\d}])\s*(?:(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree)\s*(?:\\(?:text|mathrm|rm)\s*\{\s*[CF]\s*\}|[CF])"
     r"|[\u2103\u2109])\s*\.?\s*$"
 )
+_INDIAN_GROUPS = re.compile(r"^-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?$")
+_RATIO_TO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s+to\s+(\d+(?:\.\d+)?)\s*$")
+_FRACTION_SLASH = re.compile(
+    "([0-9]+|[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)\u2044([0-9]+|[\u2080-\u2089]+)(?![0-9\u2080-\u2089])"
+)
+
+
+def _vulgar_fractions(text: str) -> str:
+    """Unicode fractions as ``\\frac``: a vulgar fraction character by its Unicode numeric value (``½``, ``⅞``;
+    after digits a mixed number, ``5½`` is ``5\\frac{1}{2}``), and digits around the fraction slash U+2044
+    (``5⁄7``, ``¹⁄₂``). A character without a numeric value (``⅟``, "fraction numerator one") is left as is."""
+    if "\u2044" in text:
+        text = _FRACTION_SLASH.sub(
+            lambda m: (
+                "\\frac{"
+                + unicodedata.normalize("NFKC", m.group(1))
+                + "}{"
+                + unicodedata.normalize("NFKC", m.group(2))
+                + "}"
+            ),
+            text,
+        )
+    out = []
+    for ch in text:
+        if ch.isascii() or ch.isdigit() or unicodedata.category(ch) != "No":
+            out.append(ch)
+            continue
+        value = unicodedata.numeric(ch, None)
+        if value is None or value == int(value):
+            out.append(ch)
+            continue
+        frac = Fraction(value).limit_denominator(1000)
+        if abs(float(frac) - value) > 1e-12:
+            out.append(ch)
+            continue
+        out.append(f"\\frac{{{frac.numerator}}}{{{frac.denominator}}}")
+    return "".join(out)
+
+
+def ratio_terms(norm: str) -> list[Fraction] | None:
+    """The terms of a ratio of numbers (``3:2`` is [3, 2], ``1:2:3`` three terms), or None when ``norm`` is
+    not one (no ``:``, or a term that is not a number)."""
+    if ":" not in norm:
+        return None
+    terms = [exact_number(t) for t in norm.split(":")]
+    if len(terms) < 2 or any(t is None for t in terms):
+        return None
+    return [t for t in terms if t is not None]
+
+
+#: the notations of a count that denote one integer: combinations and the double factorial
+_COMBINATION = re.compile(
+    r"^(?:C\((\d{1,4}),(\d{1,4})\)|\\binom\{(\d{1,4})\}\{(\d{1,4})\}|(?:\{\})?[\^_]\{?(\d{1,4})\}?C_\{?(\d{1,4})\}?"
+    r"|(\d{1,4})C(\d{1,4}))$"
+)
+_DOUBLE_FACTORIAL = re.compile(r"^(\d{1,3})!!$")
+
+
+def counting_value(norm: str) -> int | None:
+    """The integer a normalised answer denotes when it is a count written in a notation of its own: a
+    combination (``C(5,2)``, ``\\binom{5}{2}``, ``^5C_2``, ``_5C_2``, ``5C2``: 10) or a double factorial
+    (``5!!`` = 15); None for anything else. ``C_5^2`` and ``C^5_2`` are refused (which index is which differs
+    between conventions), and so is ``5!!!``. Read only against an integer gold, so ``C(5,2)`` the point keeps
+    its meaning."""
+    m = _COMBINATION.match(norm)
+    if m is not None:
+        n, k = (int(g) for g in m.groups() if g is not None)
+        return math.comb(n, k)
+    d = _DOUBLE_FACTORIAL.match(norm)
+    if d is not None:
+        n, out = int(d.group(1)), 1
+        for i in range(n, 0, -2):
+            out *= i
+        return out
+    return None
+
+
 _THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _GROUP_SEP = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~)(?=\d{3}(?!\d))")
 _MD_BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$", re.DOTALL)
@@ -140,6 +218,7 @@ def normalize(text: str) -> str:
 @lru_cache(maxsize=8192)  # a GRPO group shares its ground truth, and models repeat their answers
 def _normalize(text: str) -> str:
     if not text.isascii():
+        text = _vulgar_fractions(text)
         text = _fold_digits(text)
         if "\u221a" in text:  # plain-text "8√10" is 8 sqrt(10) (LaTeX "\\sqrt10" is sqrt(1) 0)
             text = _UNICODE_ROOT.sub(_unicode_root, text)
@@ -156,6 +235,9 @@ def _normalize(text: str) -> str:
         spelled = number_word(words)
         if spelled is not None:
             return str(spelled)
+    ratio = _RATIO_TO.match(words) if " to " in words else None
+    if ratio:  # "3\text{ to }2", "\text{3 to 2}": the ratio 3:2
+        return f"{ratio.group(1)}:{ratio.group(2)}"
     clock = _CLOCK.match(words)
     if clock:  # "4:30 \text{ p.m.}", "\text{4:30 p.m.}", "4:30 PM": one spelling of a time of day
         hours, minutes, half = clock.groups()
@@ -212,6 +294,8 @@ def _normalize(text: str) -> str:
         r",(?!\s*\\!)\s", text
     ):  # "32, 349" is a list; "111, \\! 111" no
         return compact.replace(",", "")
+    if "," in compact and _INDIAN_GROUPS.match(compact) and not re.search(r",\s", text):
+        return compact.replace(",", "")  # "1,00,000": Indian grouping (lakh, crore), never a Western one
     if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
         return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
     return compact

@@ -81,10 +81,12 @@ from ._equiv_norm import (
     asked_units,
     base_numeral,
     convert_unit,
+    counting_value,
     exact_number,
     float_value,
     normalize,
     parse_structure,
+    ratio_terms,
     solve_inequality,
     split_top,
     unit_conflict,
@@ -629,6 +631,15 @@ def _one_answer(
     for graw, g in zip(golds, gold_norm, strict=True):
         if g and norm == g and _percent_as_written(graw, g, asked, p_pct):
             return True, "normalized"
+    if ":" in norm and any(":" in g for g in gold_norm):
+        terms = ratio_terms(norm)  # "3:2:1" is no "3:2" (read as a quotient it would be); "6:4" is
+        golds_terms = [ratio_terms(g) for g in gold_norm]
+        if terms is not None and all(t is not None for t in golds_terms):
+            return any(_proportional(terms, t) for t in golds_terms if t is not None), "structured"
+    if ("C" in norm or "!!" in norm or "binom" in norm) and all(_INTEGER.match(g) for g in gold_norm):
+        count = counting_value(norm)  # "C(5,2)", "5!!": a count against an integer gold
+        if count is not None:
+            return any(count == int(g) for g in gold_norm), "structured"
     pairs = _node_pairs(raw, norm, golds, gold_norm, p_pct, asked)
     undecided = False
     for gnode, pnode in pairs:
@@ -656,7 +667,15 @@ def _one_answer(
     return False, "symbolic"
 
 
+def _proportional(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
+    """Two ratios of numbers are the same: as many terms, in proportion (``6:4`` is ``3:2``), none zero."""
+    if len(a) != len(b) or not all(a) or not all(b):
+        return list(a) == list(b)
+    return all(x * b[0] == y * a[0] for x, y in zip(a, b, strict=True))
+
+
 _PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b|\bpct\b")
+_INTEGER = re.compile(r"^-?\d{1,12}$")
 _ASKS_BASE = re.compile(r"\bbase[\s-]*(\d{1,2})\b|_\{?(\d{1,2})\}?(?![\d}])", re.IGNORECASE)
 
 
