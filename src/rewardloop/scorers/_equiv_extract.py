@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from ._equiv_visible import reader_view
-from ._latex import _BRACE_EVENTS
+from ._latex import LocalClosers
 from ._words import ONES, TENS
 
 __all__ = [
@@ -664,7 +664,7 @@ def _all_boxes(text: str, *, stop_at_unclosed: bool = False) -> list[tuple[str, 
     passes over the text (many unclosed boxes: adversarial input), one map of every brace pair is built
     and used instead, so the whole stays linear.
     """
-    closers = _LocalClosers(text)
+    closers = LocalClosers(text)
     found: list[tuple[str, tuple[int, int]]] = []
     end_of_last = -1
     for m in _BOX_START.finditer(text):
@@ -679,52 +679,10 @@ def _all_boxes(text: str, *, stop_at_unclosed: bool = False) -> list[tuple[str, 
     return found
 
 
-def _closers(text: str) -> dict[int, int]:
-    stack: list[int] = []
-    out: dict[int, int] = {}
-    for m in _BRACE_EVENTS.finditer(text):
-        if m.group() == "{":
-            stack.append(m.start())
-        elif m.group() == "}" and stack:
-            out[stack.pop()] = m.start()
-    return out
-
-
-class _LocalClosers:
-    """``closers.get(i)``: the index of the ``}`` closing the ``{`` at ``i``, or None; see :func:`_all_boxes`."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.budget = text, 4 * len(text) + 4096
-        self.full: dict[int, int] | None = None
-
-    def get(self, open_idx: int) -> int | None:
-        if self.full is not None:
-            return self.full.get(open_idx)
-        close = self.text.find("}", open_idx + 1)
-        inner = self.text[open_idx + 1 : close] if close >= 0 else "{"
-        if "{" not in inner and "\\" not in inner:
-            self.budget -= close + 1 - open_idx  # "{420}": nothing between the braces opens or escapes one
-            return close
-        depth = 0
-        for m in _BRACE_EVENTS.finditer(self.text, open_idx):
-            ch = m.group()
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    self.budget -= m.end() - open_idx
-                    return m.start()
-        self.budget -= len(self.text) - open_idx
-        if self.budget < 0:
-            self.full = _closers(self.text)
-        return None
-
-
 _FRAME_ARGS = re.compile(r"(?:\[[^\[\]{}\n]{0,20}\]){1,2}")
 
 
-def _box_body(text: str, j: int, closers: _LocalClosers | dict[int, int]) -> tuple[str | None, int]:
+def _box_body(text: str, j: int, closers: LocalClosers | dict[int, int]) -> tuple[str | None, int]:
     if text.startswith("{", j):  # the common "\\boxed{...}"
         close = closers.get(j)
         return (None, j) if close is None else (text[j + 1 : close], close + 1)
@@ -1822,7 +1780,7 @@ def _ends_in_open_box(text: str, boxes: list[tuple[str, tuple[int, int]]]) -> bo
         k += 1
     if not text.startswith("{", k):
         return False
-    content, _ = _box_body(text, last.end(), _LocalClosers(text))
+    content, _ = _box_body(text, last.end(), LocalClosers(text))
     return content is None
 
 

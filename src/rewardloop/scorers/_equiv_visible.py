@@ -53,7 +53,7 @@ import html
 import re
 import unicodedata
 
-from ._latex import all_closers
+from ._latex import LocalClosers, all_closers
 
 __all__ = ["REFUSAL_RULES", "reader_view", "redefinition"]
 
@@ -331,7 +331,7 @@ _LITERAL = re.compile(r"\\(?:char|mathchar|symbol|unicode|string|detokenize|mean
 
 _LET = re.compile(r"\\(?:futurelet|let)\s*(\\[A-Za-z@]+)")
 _ALWAYS_REFUSED = re.compile(r"\\(catcode|DeclareRobustCommand|(?:re)?newenvironment)(?![A-Za-z@])")
-_DEFINES_WORDS = ("command", "def", "let", "catcode", "environment", "Declare")
+_DEFINES = re.compile(r"\\(?:[egx]?def|let|futurelet|(?:re)?new|provide|Declare|New|Renew|Provide|catcode)")
 
 
 def _used_elsewhere(text: str, cs: str) -> bool:
@@ -344,7 +344,7 @@ def redefinition(text: str) -> str:
     none): the ``tex_redefinition`` rule over a whole response, its thinking included (a macro defined while
     thinking changes what the answer shows). :func:`reader_view` applies the same rule to the answer region,
     where it also refuses any other primitive and blanks the definitions never used."""
-    if "\\" not in text or not any(w in text for w in _DEFINES_WORDS):
+    if _DEFINES.search(text) is None:  # one scan: "def" and "let" are common words
         return ""
     always = _ALWAYS_REFUSED.search(text)
     if always:
@@ -807,10 +807,9 @@ def _check_braces(text: str) -> None:
     degenerate tail after the answer) do not matter."""
     if "{" not in text or _BOX_START.search(text) is None:
         return
-    closers: dict[int, int] | None = None
+    closers = LocalClosers(text)  # a box's closer from a scan forward from it: no pass over the whole text
     for m in _BOX_OPEN.finditer(text):
-        closers = closers if closers is not None else all_closers(text)
-        if m.end() - 1 not in closers:
+        if closers.get(m.end() - 1) is None:
             raise _Refused("unbalanced_braces")
 
 
