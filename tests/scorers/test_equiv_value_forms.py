@@ -1,8 +1,8 @@
 """math_equiv's value forms of issue 21 and red-team round 4 (classes "unicode_fractions", "ratio_order"):
 Unicode vulgar fractions read through their Unicode numeric value (``½``, ``⅞``, ``5½``; the fraction slash
 ``5⁄7``, ``¹⁄₂``), ratios written ``3 \\colon 2``, ``3∶2`` or ``3 to 2``, the double factorial ``5!!``,
-Indian digit grouping (``1,00,000``), and combinations (``C(5,2)``, ``^5C_2``, ``5C2``, ``\\binom{5}{2}``)
-against an integer gold.
+Indian digit grouping (``1,00,000``), combinations (``C(5,2)``, ``^5C_2``, ``5C2``, ``\\binom{5}{2}``)
+against an integer gold, and radians against a gold in degrees (and back) when which is which is unambiguous.
 
 Attack-first: each table has more near misses (0.0) than equal pairs (1.0), under every final-answer rule. What
 is ambiguous is refused: ``C_5^2`` (whose index is which differs between conventions), a grouping that is
@@ -119,6 +119,33 @@ TABLES: dict[str, tuple[list[tuple[str | None, str, str]], list[tuple[str | None
             (None, "10", "$\\boxed{5C3C2}$"),
             (None, "(5,2)", "$\\boxed{5C2}$"),
             (None, "10", "$\\boxed{C(5,2,1)}$"),
+        ],
+    ),
+    # radians against degrees, only when which is which is unambiguous: a rational multiple of pi with no
+    # degree sign for a gold in degrees (its sign, or a question asking for degrees), a degree sign for a gold
+    # that is a multiple of pi, or a stated unit
+    "radians_and_degrees": (
+        [
+            (None, "90^\\circ", "$\\boxed{\\frac{\\pi}{2}}$"),
+            ("Find the angle in degrees.", "90", "$\\boxed{\\frac{\\pi}{2}}$"),
+            (None, "\\frac{\\pi}{2}", "$\\boxed{90^\\circ}$"),
+            (None, "90^\\circ", "$\\boxed{\\frac{\\pi}{2}\\text{ rad}}$"),
+            ("Find the angle in radians.", "\\frac{\\pi}{2}", "$\\boxed{90 \\text{ degrees}}$"),
+            (None, "135^\\circ", "$\\boxed{\\frac{3\\pi}{4}}$"),
+        ],
+        [
+            (None, "90", "$\\boxed{\\frac{\\pi}{2}}$"),  # no sign, no question: 90 may be no angle
+            (None, "90^\\circ", "$\\boxed{1.5708}$"),  # no pi: radians or a rounding of something else?
+            (None, "90^\\circ", "$\\boxed{\\frac{\\pi}{2}^\\circ}$"),  # pi/2 degrees
+            (None, "90^\\circ", "$\\boxed{\\frac{\\pi}{3}}$"),
+            (None, "90^\\circ", "$\\boxed{\\frac{\\pi}{2} + 1}$"),
+            (None, "90^\\circ", "$\\boxed{\\pi^2}$"),
+            (None, "\\frac{\\pi}{2}", "$\\boxed{90}$"),
+            (None, "\\frac{\\pi}{2}", "$\\boxed{45^\\circ}$"),
+            (None, "90^\\circ", "$\\boxed{\\frac{\\pi}{3}\\text{ rad}}$"),
+            (None, "90^\\circ", "$\\boxed{1.57\\text{ rad}}$"),
+            ("Find the angle in degrees.", "30", "$\\boxed{30 \\text{ radians}}$"),
+            ("Find the angle in radians.", "\\frac{\\pi}{2}", "$\\boxed{60 \\text{ degrees}}$"),
         ],
     ),
 }

@@ -117,6 +117,19 @@ def _vulgar_fractions(text: str) -> str:
     return "".join(out)
 
 
+def pi_multiple(norm: str) -> Fraction | None:
+    """The rational ``q`` when a normalised answer is plain arithmetic equal to ``q`` times pi (``\\frac{\\pi}{2}``,
+    ``\\frac{3\\pi}{4}``, ``2\\pi/3``), with a denominator of at most 720; None otherwise (no pi, ``\\pi + 1``,
+    ``\\pi^2``)."""
+    if "\\pi" not in norm:
+        return None
+    once, twice = float_value(norm), float_value(norm.replace("\\pi", "(2\\pi)"))
+    if once is None or twice is None or once == 0 or abs(twice - 2 * once) > 1e-12 * abs(once):
+        return None  # not homogeneous of degree one in pi
+    q = Fraction(once / math.pi).limit_denominator(720)
+    return q if abs(float(q) * math.pi - once) <= 1e-12 * abs(once) else None
+
+
 def ratio_terms(norm: str) -> list[Fraction] | None:
     """The terms of a ratio of numbers (``3:2`` is [3, 2], ``1:2:3`` three terms), or None when ``norm`` is
     not one (no ``:``, or a term that is not a number)."""

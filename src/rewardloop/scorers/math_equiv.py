@@ -86,6 +86,7 @@ from ._equiv_norm import (
     float_value,
     normalize,
     parse_structure,
+    pi_multiple,
     ratio_terms,
     solve_inequality,
     split_top,
@@ -281,6 +282,12 @@ def judge(
     pred_norm = [normalize(a) for a in answers]
     asked = _asks_percent(prompt)
     bases = _asks_bases(prompt)
+    # an angle asked in degrees: by the gold's degree sign, or by the question ("in degrees")
+    degrees = any(_DEGREE_MARK.search(g) for g in golds) or (
+        prompt is not None
+        and "degree" in _prompt_text(prompt)
+        and ("angle", "deg", 1) in asked_units(_prompt_text(prompt))
+    )
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
     # a decimal gold is met at the precision it states only when it may be a rounded value: without a question,
@@ -290,7 +297,7 @@ def judge(
         compared = [_exact_decimal(g) for g in gold_norm]
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases)
+        ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases, degrees)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
@@ -454,6 +461,12 @@ def _converted(answers: Sequence[str], golds: Sequence[str], prompt: object) -> 
         if target is None:
             out.append(a)
             continue
+        if unit[0] == "angle" and target[0] == "angle":  # radians and degrees: through pi
+            turned = _turn_angle(normalize(a), unit[1])
+            if turned is None:
+                return None
+            out.append(turned)
+            continue
         value = exact_number(normalize(a))
         new = convert_unit(value, unit, target) if value is not None else None
         if new is None:
@@ -462,6 +475,23 @@ def _converted(answers: Sequence[str], golds: Sequence[str], prompt: object) -> 
             str(new.numerator) if new.denominator == 1 else f"\\frac{{{new.numerator}}}{{{new.denominator}}}"
         )
     return out
+
+
+def _turn_angle(norm: str, unit: str) -> str | None:
+    """An angle in radians (a rational multiple of pi) written in degrees, or one in degrees written in radians
+    (``q\\pi``); None when it is not such a value."""
+    if unit == "rad":
+        q = pi_multiple(norm)
+        return None if q is None else _fraction_text(q * 180)
+    value = exact_number(norm)
+    return None if value is None else f"{_fraction_text(value / 180)}\\pi"
+
+
+def _fraction_text(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    sign = "-" if value < 0 else ""
+    return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
 
 
 _PART_LABEL = re.compile(
@@ -619,9 +649,14 @@ def _one_answer(
     clock: _Clock,
     asked: bool | None = None,
     bases: frozenset[int] = frozenset(),
+    degrees: bool = False,
 ) -> tuple[bool | None, str]:
     if _exact(raw, golds):
         return True, "exact"
+    if "\\pi" in norm or any("\\pi" in g for g in gold_norm):
+        angle = _angle_equal(raw, norm, golds, gold_norm, degrees)
+        if angle is not None:
+            return angle, "structured"
     if "_" in norm or any("_" in g for g in gold_norm):
         based = _base_equal(norm, gold_norm, bases)
         if based is not None:
@@ -665,6 +700,32 @@ def _one_answer(
             pass
     clock.lap("symbolic")
     return False, "symbolic"
+
+
+_DEGREE_MARK = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree(?![A-Za-z])")
+
+
+def _angle_equal(
+    raw: str, norm: str, golds: Sequence[str], gold_norm: Sequence[str], degrees: bool
+) -> bool | None:
+    """An angle in radians against one in degrees, when which is which is unambiguous: a rational multiple of
+    pi with no degree sign (``\\frac{\\pi}{2}``) answers a gold in degrees (``90^\\circ``, or ``90`` when the
+    question asks for degrees), and an answer with a degree sign (``90^\\circ``) answers a gold that is a
+    rational multiple of pi. None when neither reading applies (a bare ``1.5708``, ``\\frac{\\pi}{2}^\\circ``,
+    a gold with no degree sign asked for no degrees)."""
+    marked = _DEGREE_MARK.search(raw) is not None
+    if degrees and not marked:
+        q = pi_multiple(norm)
+        if q is not None:
+            gold_values = [exact_number(g) for g in gold_norm]
+            if all(v is not None for v in gold_values):
+                return any(q * 180 == v for v in gold_values)
+    if marked and "\\pi" not in norm and not any(_DEGREE_MARK.search(g) for g in golds):
+        value = exact_number(norm)
+        gold_q = [pi_multiple(g) for g in gold_norm]
+        if value is not None and all(q is not None for q in gold_q):
+            return any(value == q * 180 for q in gold_q if q is not None)
+    return None
 
 
 def _proportional(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
