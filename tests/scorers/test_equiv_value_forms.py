@@ -121,6 +121,19 @@ TABLES: dict[str, tuple[list[tuple[str | None, str, str]], list[tuple[str | None
             (None, "10", "$\\boxed{C(5,2,1)}$"),
         ],
     ),
+    # a backslash before a leading digit is no TeX command (a "\\$" that lost its "$"): the number
+    "stray_backslash": (
+        [
+            (None, "15", "$\\boxed{\\15}$"),
+            (None, "15", "Therefore, Annika has $15 left. The final answer is: \\boxed{\\15}"),
+        ],
+        [
+            (None, "5", "$\\boxed{\\15}$"),
+            (None, "1", "$\\boxed{\\15}$"),
+            (None, "15", "$\\boxed{\\1 5}$"),
+            (None, "15", "$\\boxed{a\\15}$"),
+        ],
+    ),
     # radians against degrees, only when which is which is unambiguous: a rational multiple of pi with no
     # degree sign for a gold in degrees (its sign, or a question asking for degrees), a degree sign for a gold
     # that is a multiple of pi, or a stated unit

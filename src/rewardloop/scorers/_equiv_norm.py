@@ -258,6 +258,10 @@ def _normalize(text: str) -> str:
     if "phantom" in s:  # "\\hphantom{7}5": space the size of 7, nothing shown
         s = _PHANTOM_GROUP.sub(" ", s)
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
+    if (
+        s.startswith("\\") and s[1:2].isdigit()
+    ):  # "\\15": no TeX command starts with a digit; a "\\$" lost its "$"
+        s = s[1:]
     if _SPACED_DIGITS.search(s):
         s = _SPACED_DIGITS.sub(_spaced_digits, s)
     for token in _DROP:
