@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", default="qwen25_math_cot", choices=("qwen25_math_cot", "gsm8k_gpt3"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument(
+        "--base-label", default="", help="what the baseline tree is (a commit), recorded in the result"
+    )
     ap.add_argument("-o", "--out", type=Path, default=RESULTS / "quick_path_cost.json")
     args = ap.parse_args(argv)
     if data_dir() is None:
@@ -103,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": args.rounds,
         "passes": args.passes,
         "base": str(args.base),
+        "base_label": args.base_label,
         "src": str(args.src),
         "base_ms_per_sample": round(statistics.median(base_ms), 4),
         "src_ms_per_sample": round(statistics.median(ms), 4),
