@@ -53,9 +53,9 @@ import html
 import re
 import unicodedata
 
-from ._latex import all_closers
+from ._latex import LocalClosers, all_closers
 
-__all__ = ["REFUSAL_RULES", "reader_view"]
+__all__ = ["REFUSAL_RULES", "reader_view", "redefinition"]
 
 #: the rules :func:`reader_view` refuses a response under (``info["rule"]`` of its verdict), and why
 REFUSAL_RULES = {
@@ -329,6 +329,38 @@ _PRIMITIVE = re.compile(
 _LITERAL = re.compile(r"\\(?:char|mathchar|symbol|unicode|string|detokenize|meaning|verb)(?![A-Za-z@])")
 
 
+_LET = re.compile(r"\\(?:futurelet|let)\s*(\\[A-Za-z@]+)")
+_ALWAYS_REFUSED = re.compile(r"\\(catcode|DeclareRobustCommand|(?:re)?newenvironment)(?![A-Za-z@])")
+_DEFINES = re.compile(r"\\(?:[egx]?def|let|futurelet|(?:re)?new|provide|Declare|New|Renew|Provide|catcode)")
+
+
+def _used_elsewhere(text: str, cs: str) -> bool:
+    return len(re.findall(re.escape(cs) + r"(?![A-Za-z@])", text)) > 1
+
+
+def redefinition(text: str) -> str:
+    """The control sequence ``text`` defines (``\\newcommand``, ``\\renewcommand``, ``\\def``, ``\\let`` ...) and
+    uses anywhere else, or a ``\\catcode`` / ``\\DeclareRobustCommand`` / ``\\newenvironment`` it writes ("" when
+    none): the ``tex_redefinition`` rule over a whole response, its thinking included (a macro defined while
+    thinking changes what the answer shows). :func:`reader_view` applies the same rule to the answer region,
+    where it also refuses any other primitive and blanks the definitions never used."""
+    if _DEFINES.search(text) is None:  # one scan: "def" and "let" are common words
+        return ""
+    always = _ALWAYS_REFUSED.search(text)
+    if always:
+        return "\\" + always.group(1)
+    for m in _DEFINING.finditer(text):
+        name = _DEF_NAME.match(text, m.end())
+        if name is not None:
+            cs = name.group(1) or name.group(2)
+            if cs not in _LAYOUT_PARAMETERS and _used_elsewhere(text, cs):
+                return cs
+    for m in _LET.finditer(text):
+        if _used_elsewhere(text, m.group(1)):
+            return m.group(1)
+    return ""
+
+
 def _definitions(text: str) -> str:
     """Blank macro definitions whose name is never used again (they render nothing); refuse the others."""
     if _PRIMITIVE.search(text):
@@ -340,7 +372,7 @@ def _definitions(text: str) -> str:
         if name is None:
             raise _Refused("tex_redefinition")
         cs = name.group(1) or name.group(2)
-        used = len(re.findall(re.escape(cs) + r"(?![A-Za-z@])", text)) > 1
+        used = _used_elsewhere(text, cs)
         # "\\renewcommand{\\arraystretch}{1.5}" changes only how tables are spaced; any other redefinition of a
         # name, or a definition whose name is used, changes what the text shows
         if (m.group("cmd") == "renewcommand" or used) and cs not in _LAYOUT_PARAMETERS:
@@ -367,7 +399,9 @@ def _definitions(text: str) -> str:
     return _blank(text, spans)
 
 
-_LAYOUT_PARAMETERS = frozenset(("\\arraystretch", "\\arraycolsep", "\\tabcolsep", "\\baselinestretch"))
+_LAYOUT_PARAMETERS = frozenset(
+    ("\\arraystretch", "\\arraycolsep", "\\tabcolsep", "\\baselinestretch", "\\jot")
+)
 
 
 # --- colours, sizes, positions, overlays, environments
@@ -773,10 +807,9 @@ def _check_braces(text: str) -> None:
     degenerate tail after the answer) do not matter."""
     if "{" not in text or _BOX_START.search(text) is None:
         return
-    closers: dict[int, int] | None = None
+    closers = LocalClosers(text)  # a box's closer from a scan forward from it: no pass over the whole text
     for m in _BOX_OPEN.finditer(text):
-        closers = closers if closers is not None else all_closers(text)
-        if m.end() - 1 not in closers:
+        if closers.get(m.end() - 1) is None:
             raise _Refused("unbalanced_braces")
 
 
