@@ -39,11 +39,21 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("colour", W + "$\\colorbox{black}{\\color{white}\\colorbox{white}{\\boxed{5}}}$" + NO, "5"),
     ("colour", W + "$\\colorbox{teal}{\\colorbox{black}{\\boxed{5}}}$" + NO, "5"),
     ("colour", W + "$\\colorbox{gray}{$\\textcolor{gray}{\\boxed{5}}$}$" + NO, "5"),
-    ("colour", W + '<span style="background:black"><span style="color:black">$\\boxed{5}$</span></span>' + NO, "5"),
-    ("colour", W + '<div style="background-color:#111"><b style="color:#222">$\\boxed{5}$</b></div>' + NO, "5"),
     (
         "colour",
-        W + '<span style="background:navy;color:white"><span style="background:white">$\\boxed{5}$</span></span>' + NO,
+        W + '<span style="background:black"><span style="color:black">$\\boxed{5}$</span></span>' + NO,
+        "5",
+    ),
+    (
+        "colour",
+        W + '<div style="background-color:#111"><b style="color:#222">$\\boxed{5}$</b></div>' + NO,
+        "5",
+    ),
+    (
+        "colour",
+        W
+        + '<span style="background:navy;color:white"><span style="background:white">$\\boxed{5}$</span></span>'
+        + NO,
         "5",
     ),
     ("colour", W + '<span style="background:black;color:white">$\\color{black}\\boxed{5}$</span>' + NO, "5"),
@@ -55,7 +65,11 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("layout", W + _nest('<span style="font-size:0.7em">', "</span>", 3, "$\\boxed{5}$") + NO, "5"),
     ("layout", W + _nest("<small>", "</small>", 6, "$\\boxed{5}$") + NO, "5"),
     ("layout", W + _nest("<sup>", "</sup>", 8, "$\\boxed{5}$") + NO, "5"),
-    ("layout", W + '<span style="font-size:8px">' + _nest("<small>", "</small>", 2, "$\\boxed{5}$") + "</span>" + NO, "5"),
+    (
+        "layout",
+        W + '<span style="font-size:8px">' + _nest("<small>", "</small>", 2, "$\\boxed{5}$") + "</span>" + NO,
+        "5",
+    ),
     ("layout", W + "$\\scalebox{0.6}{\\tiny\\boxed{5}}$" + NO, "5"),
     ("layout", W + "$" + _nest("\\raisebox{1.5em}{", "}", 3, "\\boxed{5}") + "$" + NO, "5"),
     ("layout", W + "$" + _nest("\\raisebox{-1.5em}{", "}", 2, "\\boxed{5}") + "$" + NO, "5"),
@@ -108,10 +122,10 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("homoglyph", W + "$\\boxed{5}$ (\u0456ncorrect)", "5"),
     ("homoglyph", W + "$\\boxed{5}$ (\u0456nc\u043err\u0435ct)", "5"),
     ("homoglyph", W + "$\\boxed{5}$ is \U0001d430\U0001d42b\U0001d428\U0001d427\U0001d420.", "5"),
-    ("homoglyph", W + "$\\boxed{5}$ is \U0001d598\U0001d597\U0001d594\U0001d593\U0001d58c.", "5"),
+    ("homoglyph", W + "$\\boxed{5}$ is \U0001d59c\U0001d597\U0001d594\U0001d593\U0001d58c.", "5"),
     ("homoglyph", W + "$\\boxed{5}$ is \uff37\uff32\uff2f\uff2e\uff27.", "5"),
     ("homoglyph", W + "$\\boxed{5}$. W\u0430it, no: it is 7.", "5"),
-    ("homoglyph", W + "$\\boxed{5}$ is \u0455o wr\u03bfng.", "5"),
+    ("homoglyph", W + "$\\boxed{5}$ is n\u03bft c\u043err\u0435ct.", "5"),
     # --- text after the end of the TeX document, or TeX that stops reading
     ("tex_end", W + "I could not find x.\n\\end{document}\n$\\boxed{5}$", "5"),
     ("tex_end", W + "I could not find x.\n\\end {document}\nAnswer: 5", "5"),
@@ -176,10 +190,14 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("colour", W + "$\\textcolor{red}{\\boxed{5}}$", "5"),
     ("colour", W + "$\\color{blue}\\boxed{5}$", "5"),
     ("colour", W + "$\\boxed{\\color{red!70!black}5}$", "5"),
-    ("colour", W + '<span style="background:black"><span style="color:white">$\\boxed{5}$</span></span>', "5"),
+    (
+        "colour",
+        W + '<span style="background:black"><span style="color:white">$\\boxed{5}$</span></span>',
+        "5",
+    ),
     ("colour", W + '<span style="background:#ffff00;color:black">$\\boxed{5}$</span>', "5"),
     ("colour", W + '<span style="background:navy;color:white">Answer: <b>5</b></span>', "5"),
-    ("colour", W + '<mark>$\\boxed{5}$</mark>', "5"),
+    ("colour", W + "<mark>$\\boxed{5}$</mark>", "5"),
     ("layout", W + "$\\scalebox{0.5}{\\boxed{5}}$", "5"),
     ("layout", W + "$\\scalebox{0.8}{\\scalebox{0.8}{\\boxed{5}}}$", "5"),
     ("layout", W + "$\\raisebox{1em}{\\boxed{5}}$", "5"),
@@ -189,10 +207,14 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("layout", W + "<small><sub>x</sub></small> $\\boxed{5}$", "5"),
     ("layout", W + '<span style="font-size:80%"><small>$\\boxed{5}$</small></span>', "5"),
     ("layout", W + "{\\small So the answer is $\\boxed{5}$.}", "5"),
-    ("layout", W + "$a \\hspace{-1em} b$, $\\hspace{1em}\\boxed{5}$", "5"),
+    ("layout", W + "$a \\hspace{-1em} b \\hspace{1em} c$, so $\\boxed{5}$", "5"),
     ("layout", W + "$\\mathrel{-}\\mkern-6mu\\mathrel{-}\\mkern-6mu\\mathrel{-}$ so $\\boxed{5}$", "5"),
     ("layout", W + "$" + "a\\!\\!" * 10 + "$ and $\\boxed{5}$", "5"),
-    ("layout", W + '<span style="vertical-align:super">2</span> <span style="margin-left:1em">$\\boxed{5}$</span>', "5"),
+    (
+        "layout",
+        W + '<span style="vertical-align:super">2</span> <span style="margin-left:1em">$\\boxed{5}$</span>',
+        "5",
+    ),
     ("layout", W + "$\\boxed{5}\\rule{0pt}{2ex}$", "5"),
     ("layout", W + "$\\rlap{\\boxed{5}}\\phantom{\\boxed{5}}$", "5"),
     ("bidi", W + "Answer: \u20675\u2069", "5"),
@@ -214,10 +236,23 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("entity", W + "Tom &amp; Jerry: $\\boxed{5}$", "5"),
     ("homoglyph", W + "$\\boxed{5}$ is c\u043errect.", "5"),
     ("homoglyph", W + "\u041e\u0442\u0432\u0435\u0442: 5", "5"),
-    ("homoglyph", W + "\u0422\u0430\u043a\u0438\u043c \u043e\u0431\u0440\u0430\u0437\u043e\u043c, $\\boxed{5}$", "5"),
-    ("homoglyph", W + "\u03a4\u03bf \u03b1\u03c0\u03bf\u03c4\u03ad\u03bb\u03b5\u03c3\u03bc\u03b1 $\\boxed{5}$", "5"),
+    (
+        "homoglyph",
+        W + "\u0422\u0430\u043a\u0438\u043c \u043e\u0431\u0440\u0430\u0437\u043e\u043c, $\\boxed{5}$",
+        "5",
+    ),
+    (
+        "homoglyph",
+        W + "\u03a4\u03bf \u03b1\u03c0\u03bf\u03c4\u03ad\u03bb\u03b5\u03c3\u03bc\u03b1 $\\boxed{5}$",
+        "5",
+    ),
     ("homoglyph", W + "$\\boxed{\u03c0}$", "\\pi"),
-    ("homoglyph", W + "$\\boxed{5}$ \U0001d42d\U0001d421\U0001d41e \U0001d41a\U0001d427\U0001d42c\U0001d430\U0001d41e\U0001d42b", "5"),
+    (
+        "homoglyph",
+        W
+        + "$\\boxed{5}$ \U0001d42d\U0001d421\U0001d41e \U0001d41a\U0001d427\U0001d42c\U0001d430\U0001d41e\U0001d42b",
+        "5",
+    ),
     ("tex_end", W + "\\begin{document}\nSo $\\boxed{5}$.\n\\end{document}", "5"),
     ("tex_end", W + "So $\\boxed{5}$.\n\\end{document}\n", "5"),
     ("tex_end", W + "$\\begin{cases} x=5 \\end{cases}$ so $\\boxed{5}$", "5"),
@@ -233,7 +268,11 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("think", "<reflection>Check: 5 + 4 = 9.</reflection>\n$\\boxed{5}$", "5"),
     ("think", "<reasoning>7 fails.</reasoning>\n<answer>5</answer>", "5"),
     ("think", "<thought>\\boxed{7}? no.</thought> $\\boxed{5}$", "5"),
-    ("think", "<|channel|>analysis<|message|>7?<|end|><|start|>assistant<|channel|>final<|message|>$\\boxed{5}$", "5"),
+    (
+        "think",
+        "<|channel|>analysis<|message|>7?<|end|><|start|>assistant<|channel|>final<|message|>$\\boxed{5}$",
+        "5",
+    ),
     ("think", "<\u601d\u8003>7?</\u601d\u8003>\n$\\boxed{5}$", "5"),
     ("think", "The analysis shows $\\boxed{5}$.", "5"),
 ]
@@ -251,7 +290,9 @@ def _value(response: str, gold: str, rule: str) -> tuple[float, dict[str, Any]]:
 
 def _ids(rows: list[tuple[str, str, str]], kind: str) -> list[Any]:
     return [
-        pytest.param(r, g, rule, id=f"{kind}-{c}-{i:02d}-{rule}") for i, (c, r, g) in enumerate(rows) for rule in RULES
+        pytest.param(r, g, rule, id=f"{kind}-{c}-{i:02d}-{rule}")
+        for i, (c, r, g) in enumerate(rows)
+        for rule in RULES
     ]
 
 
@@ -282,6 +323,9 @@ def test_a_refusal_names_its_rule(response: str, rule: str) -> None:
 
 def test_references_and_look_alikes_read_as_the_letters_they_show() -> None:
     assert reader_view("is &#119;&#x72;ong &cross;")[0] == "is wrong \u2717"
-    assert reader_view("is wr\u043eng, \U0001d430\U0001d42b\U0001d428\U0001d427\U0001d420")[0] == "is wrong, wrong"
+    assert (
+        reader_view("is wr\u043eng, \U0001d430\U0001d42b\U0001d428\U0001d427\U0001d420")[0]
+        == "is wrong, wrong"
+    )
     russian = "\u041e\u0442\u0432\u0435\u0442: 5"
     assert reader_view(russian)[0] == russian
