@@ -122,9 +122,11 @@ _SUSPECT = re.compile(
 )
 _WIDE_COLON = re.compile("[ \t]*\uff1a")
 _MAX_WORD = 40  # letters of the longest word folded
-_MIN_SAME_SCRIPT = (
-    3  # a word all of look-alikes folds when it has at least this many letters ("\u03b1" stays)
-)
+# a word all of look-alikes folds when it has at least this many letters (a lone "\u03b1" stays)
+_MIN_SAME_SCRIPT = 3
+# lower-case Greek letters used as math symbols (they have a TeX name; omicron, which has none, is not one)
+_MATH_GREEK = frozenset("\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba\u03bb\u03bc\u03bd\u03be\u03c0\u03c1\u03c2\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8\u03c9\u03d1\u03d5\u03d6\u03f1\u03f5")
+_MIN_MIXED_WITH_MATH_GREEK = 5  # letters: "\u03c1gh" stays, "inv\u03b1lid" folds
 
 
 def _skeleton(word: str) -> str:
@@ -132,15 +134,19 @@ def _skeleton(word: str) -> str:
 
 
 def _folds(word: str) -> str | None:
-    """The ASCII word ``word`` LOOKS like, or None when it reads as itself: a word mixing ASCII letters with
-    look-alikes ("wr\u043eng"), a word NFKC writes in ASCII (full-width, mathematical bold), or a word of at
-    least three look-alike letters ("\u13b3\u13a1\u13be\u13c1\u13c0"); a single Greek letter
-    (``\\boxed{\u03b1}``) or a word with any letter that looks like no ASCII letter ("\u041e\u0442\u0432\u0435\u0442")
-    stays as written."""
+    """The ASCII word ``word`` LOOKS like, or None when it reads as itself. Folded: a word NFKC writes in ASCII
+    (full-width, mathematical bold), a word mixing ASCII letters with look-alikes ("wr\u043eng"), a word of at
+    least three look-alike letters ("\u13b3\u13a1\u13be\u13c1\u13c0"). Kept: a word of fewer than five letters
+    with a Greek math letter (``\u03c1gh``, ``\u03c1Sv_0``: a formula), a lone Greek letter (``\\boxed{\u03b1}``),
+    a word with any letter that looks like no ASCII letter ("\u041e\u0442\u0432\u0435\u0442")."""
     folded = _skeleton(word)
     if not folded.isascii():
         return None
-    if any(c.isascii() for c in word) or unicodedata.normalize("NFKC", word).isascii():
+    if unicodedata.normalize("NFKC", word).isascii():
+        return folded
+    if len(word) < _MIN_MIXED_WITH_MATH_GREEK and any(c in _MATH_GREEK for c in word):
+        return None  # a Greek letter that is a math symbol keeps its reading in a short formula ("\u03c1gh")
+    if any(c.isascii() for c in word):
         return folded
     return folded if len(word) >= _MIN_SAME_SCRIPT else None
 
