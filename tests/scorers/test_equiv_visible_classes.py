@@ -329,6 +329,8 @@ def test_references_and_look_alikes_read_as_the_letters_they_show() -> None:
     )
     russian = "\u041e\u0442\u0432\u0435\u0442: 5"
     assert reader_view(russian)[0] == russian
-    formula = "(i) \u03c1Sv0, \u03c1gh, \u03b1\u03bd\u03b1, \u03c0r"  # Greek math letters in short formula words
+    formula = (
+        "(i) \u03c1Sv0, \u03c1gh, \u03b1\u03bd\u03b1, \u03c0r"  # Greek math letters in short formula words
+    )
     assert reader_view(formula)[0] == formula
     assert reader_view("is inv\u03b1lid")[0] == "is invalid"

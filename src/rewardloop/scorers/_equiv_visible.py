@@ -49,6 +49,7 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
 
 from __future__ import annotations
 
+import bisect
 import html
 import itertools
 import re
@@ -125,7 +126,9 @@ _MAX_WORD = 40  # letters of the longest word folded
 # a word all of look-alikes folds when it has at least this many letters (a lone "\u03b1" stays)
 _MIN_SAME_SCRIPT = 3
 # lower-case Greek letters used as math symbols (they have a TeX name; omicron, which has none, is not one)
-_MATH_GREEK = frozenset("\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba\u03bb\u03bc\u03bd\u03be\u03c0\u03c1\u03c2\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8\u03c9\u03d1\u03d5\u03d6\u03f1\u03f5")
+_MATH_GREEK = frozenset(
+    "\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9\u03ba\u03bb\u03bc\u03bd\u03be\u03c0\u03c1\u03c2\u03c3\u03c4\u03c5\u03c6\u03c7\u03c8\u03c9\u03d1\u03d5\u03d6\u03f1\u03f5"
+)
 _MIN_MIXED_WITH_MATH_GREEK = 5  # letters: "\u03c1gh" stays, "inv\u03b1lid" folds
 
 
@@ -316,22 +319,39 @@ def _check_scopes(text: str, scopes: list[_Scope]) -> None:
             raise _Refused("hidden_content")
 
 
-def _group_end(text: str, pos: int, closers: dict[int, int]) -> int:
-    """Where a declaration at ``pos`` (``\\color{red}``, ``\\tiny``) stops applying: the end of its group or
-    formula, or a blank line."""
-    n = len(text)
-    while pos < n:
-        c = text[pos]
-        if c == "{":
-            close = closers.get(pos)
+class _Groups:
+    """Where a declaration at a position (``\\color{red}``, ``\\tiny``) stops applying: the end of its group or
+    formula, or a blank line. The stops are found once per text; each query skips sibling groups by bisection."""
+
+    def __init__(self, text: str, closers: dict[int, int]) -> None:
+        self.text, self.closers = text, closers
+        self._stops: list[int] | None = None  # found on the first query
+        self._answer: list[int] = []  # per stop: where a declaration just before it stops applying
+
+    def end(self, pos: int) -> int:
+        stops = self._stops if self._stops is not None else self._index()
+        i = bisect.bisect_left(stops, pos)
+        return self._answer[i] if i < len(stops) else len(self.text)
+
+    def _index(self) -> list[int]:
+        found = list(_GROUP_STOP.finditer(self.text))
+        stops = [m.start() for m in found]
+        n = len(self.text)
+        answer = [n] * len(stops)
+        for i in range(len(stops) - 1, -1, -1):  # right to left: a group's answer is the one after its close
+            if found[i].group() != "{":
+                answer[i] = stops[i]
+                continue
+            close = self.closers.get(stops[i])
             if close is None:
-                return n
-            pos = close + 1
-            continue
-        if c in "}$" or text.startswith(("\\)", "\\]", "\\end", "\n\n"), pos):
-            return pos
-        pos += 1
-    return n
+                continue  # an unclosed group: to the end
+            j = bisect.bisect_right(stops, close)
+            answer[i] = answer[j] if j < len(stops) else n
+        self._stops, self._answer = stops, answer
+        return stops
+
+
+_GROUP_STOP = re.compile(r"[{}$]|\\[)\]]|\\end(?![A-Za-z])|\n[ \t]*\n")
 
 
 def _argument(text: str, pos: int, closers: dict[int, int]) -> tuple[int, int] | None:
@@ -590,11 +610,12 @@ def _check_tex(text: str, scopes: list[_Scope]) -> str:
         if m.group(1).strip() not in _KNOWN_ENVS:
             raise _Refused("unknown_environment")
     closers = all_closers(text) if "{" in text else {}
-    spans = [(m.start(), _check_colour_command(text, m, closers, scopes)) for m in _COLOUR_CMD.finditer(text)]
+    groups = _Groups(text, closers)
+    spans = [(m.start(), _check_colour_command(text, m, groups, scopes)) for m in _COLOUR_CMD.finditer(text)]
     for m in _SIZE_CMD.finditer(text):
         _check_size_command(text, m, closers, scopes)
     for m in _SIZE_DECL.finditer(text):
-        scopes.append(_Scope(m.end(), _group_end(text, m.end(), closers), "abs", _SIZE_OF[m.group(1)]))
+        scopes.append(_Scope(m.end(), groups.end(m.end()), "abs", _SIZE_OF[m.group(1)]))
     _check_horizontal(text)
     return _blank(text, [(a, b) for a, b in spans if b > a])
 
@@ -641,10 +662,10 @@ def _check_horizontal(text: str) -> None:
             raise _Refused("hidden_content")
 
 
-def _check_colour_command(text: str, m: re.Match[str], closers: dict[int, int], scopes: list[_Scope]) -> int:
+def _check_colour_command(text: str, m: re.Match[str], groups: _Groups, scopes: list[_Scope]) -> int:
     """Refuse a colour the verifier cannot evaluate; record what it colours (``scopes``); return where the
     command's colour arguments end (``\\fcolorbox``: its start, it is read as a box later)."""
-    cmd = m.group(1)
+    cmd, closers = m.group(1), groups.closers
     if cmd == "pagecolor" and text.count("\\pagecolor") == 1:
         arg = _COLOUR_ARG.match(text, m.end())
         colour = _tex_colour(arg.group(1), arg.group(2)) if arg else None
@@ -666,11 +687,11 @@ def _check_colour_command(text: str, m: re.Match[str], closers: dict[int, int], 
     if colour is None:
         raise _Refused("hidden_content")
     if cmd == "color":
-        scopes.append(_Scope(arg.end(), _group_end(text, arg.end(), closers), "fg", colour))
+        scopes.append(_Scope(arg.end(), groups.end(arg.end()), "fg", colour))
     else:
         group = _argument(text, arg.end(), closers)
         if group is None:  # "\\textcolor{red}5": one token; a box without its brace
-            scopes.append(_Scope(arg.end(), _group_end(text, arg.end(), closers), "fg", colour))
+            scopes.append(_Scope(arg.end(), groups.end(arg.end()), "fg", colour))
         else:
             scopes.append(
                 _Scope(group[0], group[1], "fg" if cmd in ("textcolor", "mathcolor") else "bg", colour)
@@ -851,6 +872,7 @@ _HIDING_TAGS = _words(
     " iframe embed frame frameset noframes canvas audio video bdo button dialog marquee blink noembed annotation"
     " annotation-xml rp param slot"
 )
+_MAX_UNCLOSED = 16  # an end tag is matched with one of the 16 innermost open elements (linear on tag soup)
 _VOID_TAGS = _words("br hr img wbr col area base source track")
 # the size a browser gives an element, relative to its parent's
 _TAG_SCALE = {"small": 0.83, "sub": 0.83, "sup": 0.83, "big": 1.2}
@@ -882,8 +904,8 @@ def _html(text: str, scopes: list[_Scope]) -> str:
         name = m.group(2).lower()
         if name in _HIDING_TAGS:
             raise _Refused("hidden_content")
-        if m.group(1):  # an end tag closes the innermost open element of its name
-            for i in range(len(stack) - 1, -1, -1):
+        if m.group(1):  # an end tag closes the innermost open element of its name (among the last few open)
+            for i in range(len(stack) - 1, max(-1, len(stack) - 1 - _MAX_UNCLOSED), -1):
                 if stack[i][0] == name:
                     for open_name, start, held, shut in stack[i:]:
                         _element_scopes(scopes, start, m.start(), open_name, held)
