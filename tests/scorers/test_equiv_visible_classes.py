@@ -334,3 +334,11 @@ def test_references_and_look_alikes_read_as_the_letters_they_show() -> None:
     )
     assert reader_view(formula)[0] == formula
     assert reader_view("is inv\u03b1lid")[0] == "is invalid"
+
+
+def test_a_colour_declaration_lasts_to_the_end_of_its_group_not_its_paragraph() -> None:
+    # round 3's white group spanning paragraphs: a TeX group is not ended by a blank line, and a formula opened
+    # inside it inherits its colour; a declaration inside a formula ends with the formula
+    assert reader_view("{\\color{white}\n\n$\\boxed{5}$\n\n} I could not find x.")[1] == "hidden_content"
+    assert reader_view("$\\colorbox{black}{\\color{white} 5}$ and then 5")[1] == ""
+    assert reader_view("$\\color{blue} x$ and $\\colorbox{navy}{\\color{white}5}$")[1] == ""

@@ -320,38 +320,54 @@ def _check_scopes(text: str, scopes: list[_Scope]) -> None:
 
 
 class _Groups:
-    """Where a declaration at a position (``\\color{red}``, ``\\tiny``) stops applying: the end of its group or
-    formula, or a blank line. The stops are found once per text; each query skips sibling groups by bisection."""
+    """Where a declaration at a position (``\\color{red}``, ``\\tiny``) stops applying: the end of its group
+    (a ``}``, an ``\\end``), or of its formula when it is inside one (a TeX group spans paragraphs, and a formula
+    opened after the declaration inherits it). The stops are found once per text; a query is a bisection."""
 
     def __init__(self, text: str, closers: dict[int, int]) -> None:
         self.text, self.closers = text, closers
         self._stops: list[int] | None = None  # found on the first query
-        self._answer: list[int] = []  # per stop: where a declaration just before it stops applying
+        self._in_text: list[int] = []  # per stop: where a declaration just before it stops, outside a formula
+        self._in_math: list[int] = []  # the same inside a formula
+        self._math: list[tuple[int, int]] = []  # the formulas' spans
 
     def end(self, pos: int) -> int:
         stops = self._stops if self._stops is not None else self._index()
         i = bisect.bisect_left(stops, pos)
-        return self._answer[i] if i < len(stops) else len(self.text)
+        if i == len(stops):
+            return len(self.text)
+        j = bisect.bisect_right(self._math, (pos, len(self.text) + 1)) - 1
+        inside = j >= 0 and self._math[j][0] < pos < self._math[j][1]
+        return (self._in_math if inside else self._in_text)[i]
 
     def _index(self) -> list[int]:
         found = list(_GROUP_STOP.finditer(self.text))
         stops = [m.start() for m in found]
         n = len(self.text)
-        answer = [n] * len(stops)
-        for i in range(len(stops) - 1, -1, -1):  # right to left: a group's answer is the one after its close
-            if found[i].group() != "{":
-                answer[i] = stops[i]
-                continue
-            close = self.closers.get(stops[i])
-            if close is None:
-                continue  # an unclosed group: to the end
-            j = bisect.bisect_right(stops, close)
-            answer[i] = answer[j] if j < len(stops) else n
-        self._stops, self._answer = stops, answer
+        for answer, math_ends in ((self._in_text, False), (self._in_math, True)):
+            answer.extend([n] * len(stops))
+            for i in range(
+                len(stops) - 1, -1, -1
+            ):  # right to left: a group's answer is the one after its close
+                token = found[i].group()
+                if token != "{":
+                    if math_ends or token == "}" or token.startswith("\\end"):
+                        answer[i] = stops[i]
+                    else:
+                        answer[i] = answer[i + 1] if i + 1 < len(stops) else n
+                    continue
+                close = self.closers.get(stops[i])
+                if close is None:
+                    continue  # an unclosed group: to the end
+                k = bisect.bisect_right(stops, close)
+                answer[i] = answer[k] if k < len(stops) else n
+        self._math = [(m.start(), m.end()) for m in _MATH_SPAN.finditer(self.text)]
+        self._stops = stops
         return stops
 
 
-_GROUP_STOP = re.compile(r"[{}$]|\\[)\]]|\\end(?![A-Za-z])|\n[ \t]*\n")
+_GROUP_STOP = re.compile(r"[{}]|(?<!\\)\$|\\[)\]]|\\end(?![A-Za-z])")
+_MATH_SPAN = re.compile(r"\$\$.*?\$\$|(?<!\\)\$(?!\$)[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
 
 
 def _argument(text: str, pos: int, closers: dict[int, int]) -> tuple[int, int] | None:
