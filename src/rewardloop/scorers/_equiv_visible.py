@@ -9,16 +9,21 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
   hiding tricks to keep complete, because anything not on a short allowlist of visible forms is refused.
 
   - ``hidden_content``: HTML elements whose content is not shown (``<style>``, ``<script>``, ``<title>``,
-    ``<noscript>``, ``<template>``, ``<textarea>``, ``<input>``, ``<svg>``, ``<bdo>`` ...); an HTML attribute that
-    hides or reorders (``hidden``, ``aria-hidden``, ``class``, ``dir``); a ``style`` with any declaration outside
-    a small allowlist (colour, background, font weight/style/family, a font size of at least 0.5em, margins,
-    padding, borders, ``display`` other than ``none``), entity-encoded or not; a text colour whose contrast with
-    the page (white) is below 3:1, a background whose contrast with black text is below 3:1, or a colour that
-    cannot be evaluated (``\\definecolor``, ``hsl()``, an unknown name); ``\\pagecolor``, ``\\transparent``;
-    scaling below 0.5 or above 10, ``\\resizebox``, ``\\reflectbox``, ``\\rotatebox``, large shifts
-    (``\\raisebox``, ``\\hspace``, ``\\kern`` ... beyond 2em backwards or 50em forwards), a font size below
-    5pt; beamer overlays (``\\only``, ``\\onslide``, ``\\uncover``, ``\\invisible`` ...) and ``\\mathchoice``;
-    an environment outside the usual math/text ones (``verbatim``, ``lstlisting``, a custom ``hide``).
+    ``<noscript>``, ``<noembed>``, ``<template>``, ``<textarea>``, ``<input>``, ``<svg>``, ``<bdo>``, MathML
+    ``<annotation>`` ...); an HTML attribute that hides or reorders (``hidden``, ``aria-hidden``, ``inert``,
+    ``class``, ``dir``) on any element; a ``style`` with any declaration outside a small allowlist (colour,
+    background, font weight/style/family, a font size, margins/padding/borders up to 50em, ``vertical-align``
+    up to 2em, ``display`` other than ``none``), entity-encoded or not; a colour that cannot be evaluated
+    (``\\definecolor``, ``hsl()``, an unknown name), ``\\transparent``; scaling below 0.5 or above 10,
+    ``\\resizebox``, ``\\reflectbox``, ``\\rotatebox``, a raise beyond 2em, a font size below 5pt; beamer overlays
+    (``\\only``, ``\\onslide``, ``\\uncover``, ``\\invisible`` ...) and ``\\mathchoice``; an environment outside
+    the usual math/text ones (``verbatim``, ``lstlisting``, a custom ``hide``). Judged where the text is, along
+    its nesting path (:func:`_check_scopes`): visible text whose colour has contrast below 3:1 with the
+    background it is drawn on (the innermost ``\\colorbox``/``\\fcolorbox``/``\\pagecolor``/CSS background/
+    ``<mark>``, white by default; the innermost text colour, black by default; TeX and HTML alike), whose size
+    is below half the normal one (``\\scalebox``, relative font sizes, ``<small>``/``<sub>``/``<sup>``
+    multiplied since the innermost absolute size), or raised by more than 2em in total; horizontal spaces
+    summed along a line that go back more than 2em or forward more than 50em (:func:`_check_horizontal`).
   - ``tex_conditional``: any TeX conditional other than ``\\iftrue`` / ``\\iffalse`` (whose shown branch is
     known and kept), ``\\unless``, an ``\\else`` / ``\\fi`` / ``\\or`` without its ``\\if``, an unclosed one.
   - ``tex_redefinition``: ``\\def`` / ``\\newcommand`` / ``\\renewcommand`` / ``\\DeclareMathOperator`` ... of a
@@ -27,20 +32,26 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
     control sequence with ``@`` (``\\@gobble``, ``\\makeatletter``).
   - ``tex_literal``: text shown as something else than written: ``\\char``, ``\\mathchar``, ``\\symbol``,
     ``\\unicode``, ``\\string``, ``\\detokenize``, ``\\verb``.
-  - ``bidi_override``: U+202A..U+202E (embeddings and overrides: "75" can show as "57").
+  - ``bidi_override``: U+202A..U+202E (embeddings and overrides: "75" can show as "57"); an isolate
+    (U+2066..U+2068) holding more than a bare number ("(2, 5)" shows "(5 ,2)"); a right-to-left mark in a text
+    with no right-to-left letter.
   - ``combining_mark``: a combining mark on a digit (``5\\u0336`` shows a struck-out 5).
   - ``unbalanced_braces``: a box whose ``{`` never closes (``\\boxed{5} but really \\boxed{7``,
     ``\\boxed{7\\}``; a box cut off by the token budget).
 
-* **Blanked or normalised (the text a reader sees)**: invisible format characters (Unicode Cf: zero-width
-  space/joiners, word joiner, BOM, soft hyphen, bidi isolates and marks, tag characters) are removed, so
-  ``5\\u200b7`` reads 57; HTML comments, TeX ``%`` comments holding an answer, ``comment`` environments, the
-  untaken branch of ``\\iftrue``/``\\iffalse``, arguments never typeset (``\\phantom``, ``\\label``, ``\\index``,
-  ``\\ref``/``\\cite`` keys, ``\\href`` targets), HTML attribute values (``alt``, ``title``, ``value``),
-  markdown link destinations, image alt texts and link reference definitions, unused macro definitions, and
-  struck-out text holding a box are blanked; answer-marker words written with look-alike letters (Cyrillic/Greek
-  confusables, full-width and mathematical alphanumerics, i.e. NFKC + a confusables fold) read as ASCII
-  ("Аnswer" is "Answer"); box commands a reader sees as a box become ``\\boxed{...}`` (``\\boxed5``,
+* **Blanked or normalised (the text a reader sees)**: HTML character references (``&#119;``, ``&cross;``) are
+  decoded first, everywhere; invisible format characters (Unicode Cf: zero-width space/joiners, word joiner,
+  BOM, soft hyphen, bare-number isolates, tag characters) are removed, so ``5\\u200b7`` reads 57; HTML comments
+  and bogus comments (``<!DOCTYPE``, ``<![CDATA[``, ``<?``), a closed ``<details>`` but its summary, all text
+  after ``\\end{document}`` / ``\\endinput`` / ``\\bye`` / ``\\stop``, TeX ``%`` comments holding an answer,
+  ``comment`` environments, zero-width ``\\rule`` struts, the untaken branch of ``\\iftrue``/``\\iffalse``,
+  arguments never typeset (``\\phantom``, ``\\label``, ``\\index``, ``\\ref``/``\\cite`` keys, ``\\href``
+  targets), HTML attribute values (``alt``, ``title``, ``value``), markdown link destinations, image alt texts
+  and link reference definitions, unused macro definitions, and struck-out text holding a box are blanked;
+  ``\\rlap``/``\\llap`` over blank space are unwrapped; every word written with look-alike letters (Unicode's
+  confusables, UTS #39, and NFKC: :mod:`._confusables`) reads as the ASCII word it shows ("Аnswer" is
+  "Answer", "wrоng" is "wrong"; see :func:`_folds`); box commands a reader sees as a box become
+  ``\\boxed{...}`` (``\\boxed5``,
   ``\\boxed {5}``, ``\\framebox``, ``\\bbox``, ``\\Aboxed``, ``\\fcolorbox``) and font wrappers that show
   their argument as is are unwrapped (``\\bm``, ``\\pmb``, ``\\texttt``, ``\\emph``, ``\\hbox``,
   ``\\ensuremath``, ``\\num``). Box commands are rewritten only after the hidden parts are blanked or refused,
