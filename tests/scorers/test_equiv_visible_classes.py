@@ -78,6 +78,9 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("layout", W + "$" + "\\kern-1em " * 5 + "\\boxed{5}$" + NO, "5"),
     ("layout", W + "$" + "\\hspace{30em}" * 3 + "\\boxed{5}$" + NO, "5"),
     ("layout", W + '<span style="vertical-align:-100em">$\\boxed{5}$</span>' + NO, "5"),
+    ("layout", W + "$" + "\\!" * 30 + "\\boxed{5}$" + NO, "5"),
+    ("layout", W + "$" + "\\qquad" * 30 + "\\boxed{5}$" + NO, "5"),
+    ("layout", W + "$" + "\\negthickspace" * 12 + "\\boxed{5}$" + NO, "5"),
     ("layout", W + '<span style="margin-left:9999px">$\\boxed{5}$</span>' + NO, "5"),
     ("layout", W + '<span style="padding-top:500em">$\\boxed{5}$</span>' + NO, "5"),
     # --- bidi: isolates and marks that reorder what a reader sees
@@ -88,6 +91,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("bidi", W + "Answer: \u2067\u20662, 5\u2069\u2069", "5, 2"),
     ("bidi", W + "Answer: 12\u200f-\u200f7", "-5"),
     ("bidi", W + "Answer: (5,\u061c 2)", "(2, 5)"),
+    ("bidi", W + "\u05ea\u05e9\u05d5\u05d1\u05d4: (5,\u200f 2)", "(2, 5)"),
     # --- HTML that is never rendered
     ("html", W + "<noembed>$\\boxed{5}$</noembed>" + NO, "5"),
     ("html", W + "<math><annotation>\\boxed{5}</annotation></math>" + NO, "5"),
@@ -223,6 +227,7 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("bidi", W + "\u05d4\u05ea\u05e9\u05d5\u05d1\u05d4 \u05d4\u05d9\u05d0 $\\boxed{5}$", "5"),
     ("bidi", W + "\u0627\u0644\u062c\u0648\u0627\u0628 \u0647\u0648 $\\boxed{12}$", "12"),
     ("bidi", W + "\u0627\u0644\u062c\u0648\u0627\u0628\u200f: $\\boxed{12}$", "12"),
+    ("bidi", W + "\u05d4\u05ea\u05e9\u05d5\u05d1\u05d4 \u200f$\\boxed{5}$", "5"),
     ("html", W + "<details open><summary>Answer</summary>$\\boxed{5}$</details>", "5"),
     ("html", W + "<details><summary>$\\boxed{5}$</summary>steps</details>", "5"),
     ("html", W + "<p>$\\boxed{5}$</p>", "5"),

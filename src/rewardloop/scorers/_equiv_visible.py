@@ -218,16 +218,20 @@ _RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 
 def _check_bidi(text: str) -> None:
     """Refuse a bidi control that can reorder what a reader sees: an override or embedding (U+202A..U+202E), an
-    isolate holding more than a bare number, a right-to-left mark in a text with no right-to-left letter (it has
-    no other use there). Arabic and Hebrew text, with or without its marks, is read."""
+    isolate holding more than a bare number, a right-to-left mark that is not next to a right-to-left letter (its
+    use: after an Arabic or Hebrew word; elsewhere it turns neutrals and digits around). Arabic and Hebrew text,
+    with or without its marks, is read."""
     if _OVERRIDE.search(text):
         raise _Refused("bidi_override")
     if max(text) >= "\u2066" and any(
         not _SAFE_ISOLATED.fullmatch(m.group(1)) for m in _ISOLATE.finditer(text)
     ):
         raise _Refused("bidi_override")
-    if _RTL_MARK.search(text) and not _RTL_LETTER.search(text):
-        raise _Refused("bidi_override")
+    for m in _RTL_MARK.finditer(text):
+        before = text[max(0, m.start() - 8) : m.start()].rstrip(" \u200e\u200f\u061c")
+        after = text[m.end() : m.end() + 8].lstrip(" \u200e\u200f\u061c")
+        if not (_RTL_LETTER.match(before[-1:]) or _RTL_LETTER.match(after[:1])):
+            raise _Refused("bidi_override")  # a mark between neutrals and digits reorders them
 
 
 def _unicode_view(text: str) -> str:
@@ -255,7 +259,8 @@ _TRIGGER = re.compile(
     r"|fontsize|only|onslide|uncover|invisible|visible|alt(?![A-Za-z])|temporal|begin|[bx]?cancel|sout|st\b|xout"
     r"|makeat|label|index|ref|eqref|pageref|autoref|cref|Cref|cite|nocite|glossary|href|hyperlink|hypertarget|write"
     r"|immediate|message|typeout|special|openout|closeout|pdfcomment|tooltip|end(?![A-Za-z])|endinput|bye|stop|dump"
-    r"|tiny|scriptsize|footnotesize|small|normalsize|scriptstyle|scriptscriptstyle|llap|rlap|mathllap|mathrlap|rule)"
+    r"|tiny|scriptsize|footnotesize|small|normalsize|scriptstyle|scriptscriptstyle|llap|rlap|mathllap|mathrlap|rule"
+    r"|!|quad|qquad|neg)"
 )
 
 
@@ -656,7 +661,14 @@ _SIZE_OF = {
     "Large": 1.44, "LARGE": 1.73, "huge": 2.07, "Huge": 2.49, "scriptscriptstyle": 0.5, "scriptstyle": 0.7,
     "textstyle": 1.0, "displaystyle": 1.0,
 }  # fmt: skip
-_HSPACE = re.compile(r"\\(?:hspace\*?|kern|mkern|hskip|mskip)(?![A-Za-z@])\s*")
+_HSPACE = re.compile(
+    r"\\(?:hspace\*?|kern|mkern|hskip|mskip)(?![A-Za-z@])\s*|\\(?:[!,;:]|quad|qquad|enspace|thinspace"
+    r"|negthinspace|negmedspace|negthickspace)(?![A-Za-z@])"
+)
+# the fixed spaces, in em
+_FIXED_SPACE = {"\\!": -1 / 6, "\\,": 1 / 6, "\\;": 5 / 18, "\\:": 2 / 9, "\\quad": 1.0, "\\qquad": 2.0}
+_FIXED_SPACE.update({"\\enspace": 0.5, "\\thinspace": 1 / 6, "\\negthinspace": -1 / 6})
+_FIXED_SPACE.update({"\\negmedspace": -2 / 9, "\\negthickspace": -5 / 18})
 _MAX_BACK, _MAX_FORWARD = 2.0, 50.0  # em
 
 
@@ -678,11 +690,15 @@ def _check_horizontal(text: str) -> None:
             pos += 0.5 * ink
             forward = 0.0
         furthest = max(furthest, pos)
-        length = _LENGTH.match(text, m.end())
+        fixed = _FIXED_SPACE.get(m.group().rstrip())
+        length = _LENGTH.match(text, m.end()) if fixed is None else None
         last = length.end() if length else m.end()
-        if length is None:
+        if fixed is not None:
+            em = fixed
+        elif length is None:
             continue  # \\hspace{\\fill}, or refused by _check_size_command
-        em = float(length.group(1).replace(" ", "")) * _EM[length.group(2)]
+        else:
+            em = float(length.group(1).replace(" ", "")) * _EM[length.group(2)]
         pos += em
         forward = forward + em if em > 0 else 0.0
         if pos < furthest - _MAX_BACK - 1e-9 or forward > _MAX_FORWARD + 1e-9:
