@@ -5,8 +5,8 @@ markup, not a list of a few templates' spellings (round 5: every spelling missin
 
 * **End of turn** (:func:`until_end_of_turn`): the response ends at the first special token of a chat template
   that ends a turn or the sequence, or opens a new turn: a ``<|...|>`` / ``<\uff5c...\uff5c>`` token whose name
-  speaks of an end (``end``, ``eot``, ``eom``, ``eos``, ``return``, ``stop``), a turn (``turn``, ``im_start``,
-  ``header``) or a role (``user``, ``assistant``, ``system``, ``human``, ``bot``, ``chatbot``); a bare
+  speaks of an end (``end``, ``eot``, ``eom``, ``eos``, ``return``, ``stop``), a start (``start``, ``begin``,
+  ``im_start``), a turn (``turn``, ``header``) or a role (``user``, ``assistant``, ``system``, ``human``, ``bot``); a bare
   ``<eos>``/``<eot>``/``<eom>``/``<end_of_turn>``/``<start_of_turn>``/``<end_of_utterance>``/``<endoftext>`` in
   any case; ``</s>`` (unless it closes a struck-out ``<s>``); Llama 2's ``[INST]``/``[/INST]`` and ``<<SYS>>``.
   Nothing written after it (a forged next turn) is graded. Thinking tokens (``<|end_of_thought|>``) and the
@@ -26,9 +26,7 @@ import re
 
 __all__ = ["REOPENED", "set_aside_thinking", "until_end_of_turn"]
 
-_NAME_END = (
-    r"(?:end|eot|eom|eos|eod|return|stop|im_start|turn|header|user|assistant|system|human|bot|chatbot)"
-)
+_NAME_END = r"(?:end|eot|eom|eos|eod|return|stop|start|begin|turn|header|user|assistant|system|human|bot)"
 _THOUGHT_WORDS = re.compile(r"think|thought|reason|reflect|analysis|solution|scratch", re.IGNORECASE)
 _END_OF_TURN = re.compile(
     r"<[|\uff5c]\s*(?P<name>[A-Za-z_\u2581 /-]{0,40}?)\s*[|\uff5c]>"

@@ -33,8 +33,8 @@ response cannot be read at face value (math_equiv then scores it 0 under that ru
   - ``tex_literal``: text shown as something else than written: ``\\char``, ``\\mathchar``, ``\\symbol``,
     ``\\unicode``, ``\\string``, ``\\detokenize``, ``\\verb``.
   - ``bidi_override``: U+202A..U+202E (embeddings and overrides: "75" can show as "57"); an isolate
-    (U+2066..U+2068) holding more than a bare number ("(2, 5)" shows "(5 ,2)"); a right-to-left mark in a text
-    with no right-to-left letter.
+    (U+2066..U+2068) holding more than a bare number ("(2, 5)" shows "(5 ,2)"); a right-to-left mark that is
+    not next to a right-to-left letter.
   - ``combining_mark``: a combining mark on a digit (``5\\u0336`` shows a struck-out 5).
   - ``unbalanced_braces``: a box whose ``{`` never closes (``\\boxed{5} but really \\boxed{7``,
     ``\\boxed{7\\}``; a box cut off by the token budget).
