@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from ._equiv_segment import REOPENED, set_aside_thinking, until_end_of_turn
 from ._equiv_stance import as_bound, bound_of, disowned_later, phrase_bound, stance_denied, trailing_marks
 from ._equiv_visible import reader_view
 from ._latex import LocalClosers
@@ -120,8 +121,8 @@ def extract_answers(response: str) -> Extraction:
     """
     if not isinstance(response, str):
         return Extraction((), "none")
-    if "<|" in response or "</s>" in response or "<\uff5c" in response or "_of_turn>" in response:
-        response = _until_end_of_turn(response)
+    if "<" in response or "[" in response:
+        response = until_end_of_turn(response)
     head, thinking = response[:_HEAD], False
     # _has_thinking inlined: this runs on every response
     if (
@@ -134,6 +135,11 @@ def extract_answers(response: str) -> Extraction:
     ):
         response, thinking = answer_region(response)
         if thinking and response == _REOPENED:
+            return Extraction((), "none", (), "", True, reopened=True)
+    response, blocks = set_aside_thinking(response)
+    if blocks:
+        thinking = True
+        if response == REOPENED:
             return Extraction((), "none", (), "", True, reopened=True)
     if (
         "<eoe>" in response
@@ -1776,23 +1782,7 @@ def names_other_quantity(found: Extraction, answer: str, asked: tuple[str, str])
 
 
 # ---------------------------------------------------------------------------------------------------------
-# where the response ends: an end-of-turn token, or a box it never closed
-
-# end-of-turn / end-of-sequence tokens of common chat templates (ChatML, Llama 3, DeepSeek, Gemma, Llama 2) and a
-# turn opened after them: nothing the policy wrote after the end of its turn is its answer
-_END_OF_TURN = re.compile(
-    r"<\|(?:im_end|im_start|endoftext|eot_id|end_of_text|start_header_id)\|>|<\uff5cend\u2581of\u2581sentence\uff5c>"
-    r"|<\uff5c(?:User|Assistant)\uff5c>|<(?:end|start)_of_turn>|</s>"
-)
-
-
-def _until_end_of_turn(response: str) -> str:
-    """``response`` up to its first end-of-turn token (a ``</s>`` closing a struck-out ``<s>`` is no such token)."""
-    for m in _END_OF_TURN.finditer(response):
-        if m.group() == "</s>" and "<s>" in response[: m.start()]:
-            continue
-        return response[: m.start()]
-    return response
+# where the response ends: a box it never closed (the end of its turn: _equiv_segment)
 
 
 def _ends_in_open_box(text: str, boxes: list[tuple[str, tuple[int, int]]]) -> bool:
