@@ -492,12 +492,13 @@ def _latex2sympy(text: str) -> Any:
         from antlr4.atn.PredictionMode import PredictionMode  # noqa: F401 - the layout _latex_predict needs
         from latex2sympy2_extended.latex2sympy2 import PSLexer, PSParser, _Latex2Sympy  # noqa: F401
 
-        from . import _latex_predict
+        from . import _latex_fast, _latex_predict
     except ImportError:  # another latex2sympy2_extended layout: its own (LL) parse
         from latex2sympy2_extended import latex2sympy
 
         return latex2sympy(text)
-    return _latex_predict.parse(text)
+    fast = _latex_fast.parse(text)  # the same tree for the common subset, without ANTLR; None: not pinned down
+    return fast if fast is not None else _latex_predict.parse(text)
 
 
 def _nesting(text: str) -> int:
