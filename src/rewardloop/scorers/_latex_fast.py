@@ -44,16 +44,17 @@ _KEYWORDS = (
     "nullspace", "eig", "svd", "SVD", "matrix", "array",
 )  # fmt: skip
 #: parser literals the lexer turns into their own tokens (transpose, degree)
-_LITERALS = ("^T", "^{T}", "^{\\top}", "'", "^\\circ", "^\\degree", "^\\circle", "^{\\circ}", "^{\\degree}")
+_LITERALS = ("^T", "^{T}", "^{\\top}", "'", "^\\circ", "^\\degree", "^{\\circ}", "^{\\degree}", "^{\\circle}")
 _SKIPPED = frozenset(
     ("quad", "qquad", "thinspace", "medspace", "thickspace", "negthinspace", "negmedspace", "negthickspace")
 )
 # \gamma and \Gamma are the grammar's gamma-function token, not letters
-_GREEK = frozenset(
-    "alpha beta delta Delta epsilon varepsilon zeta eta theta Theta vartheta iota kappa lambda Lambda mu nu xi "
-    "Xi omicron pi Pi varpi rho varrho sigma Sigma varsigma tau upsilon Upsilon phi Phi varphi chi psi Psi "
-    "omega Omega".split()
-)
+_GREEK = frozenset((
+    "alpha", "beta", "delta", "Delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "Theta", "vartheta",
+    "iota", "kappa", "lambda", "Lambda", "mu", "nu", "xi", "Xi", "omicron", "pi", "Pi", "varpi", "rho",
+    "varrho", "sigma", "Sigma", "varsigma", "tau", "upsilon", "Upsilon", "phi", "Phi", "varphi", "chi", "psi",
+    "Psi", "omega", "Omega",
+))  # fmt: skip
 _TRIG = frozenset(("sin", "cos", "tan", "csc", "sec", "cot"))
 _HYPER = frozenset(("sinh", "cosh", "tanh"))
 _ARC_TRIG = frozenset(("arcsin", "arccos", "arctan", "arccsc", "arcsec", "arccot"))
@@ -117,7 +118,7 @@ def _tokens(s: str) -> list[Token]:
         c = s[i]
         if c in " \t\r\n":
             i += 1
-        elif c.isdigit() or c == "." and i + 1 < n and s[i + 1].isdigit():
+        elif c.isdigit() or (c == "." and i + 1 < n and s[i + 1].isdigit()):
             m = re.compile(r"[0-9]*\.[0-9]+|[0-9]+").match(s, i)
             assert m is not None
             j = m.end()
@@ -140,7 +141,7 @@ def _tokens(s: str) -> list[Token]:
             for k, ch in enumerate(run):
                 if ch == "d":
                     rest = s[i + k + 1 :].lstrip(" \t\r\n")
-                    if rest[:1].isalpha() or rest[:1] == "\\" and rest[1:2].isalpha():
+                    if rest[:1].isalpha() or (rest[:1] == "\\" and rest[1:2].isalpha()):
                         raise _Decline  # the grammar's differential token ("dx", "d\\theta")
                 out.append(("e", ch, ch) if ch == "e" else ("let", ch, ch))
             i = m.end()
@@ -176,7 +177,7 @@ def _tokens(s: str) -> list[Token]:
             if two in ("<=", ">="):
                 out.append(("rel", two, two))
                 i += 2
-            elif two == "!=" or two == "==" or two[:1] == "<" and two[1:] == "-":
+            elif two == "!=" or two == "==" or (two[:1] == "<" and two[1:] == "-"):
                 raise _Decline
             elif c == "!":
                 out.append(("!", "!", "!"))
@@ -308,6 +309,10 @@ class _Parser:
         value = self.expr()
         while self.kind() == "rel":
             op = self.take("rel")[1]
+            if self.kind() == "{":
+                close = self.closing(self.i)
+                if close == len(self.t) - 1 or self.t[close + 1][0] == "rel":
+                    raise _Decline  # "x = {3}": a one-element set on the right of an assignment
             value = _relation(op, value, self.expr())
         if self.i != len(self.t):
             raise _Decline
@@ -359,7 +364,7 @@ class _Parser:
 
     def starts_postfix(self, funcs: bool) -> bool:
         k = self.kind()
-        return k in _STARTS or funcs and k in _FUNC_STARTS
+        return k in _STARTS or (funcs and k in _FUNC_STARTS)
 
     def product(self, items: list[Any], k: int) -> Any:
         """The converter's right fold of a juxtaposition, with its mixed-number rule (``2 \\frac{1}{2}``)."""
@@ -371,12 +376,7 @@ class _Parser:
         if k == len(items) - 1:
             return res
         rh = self.product(items, k + 1)
-        if (
-            getattr(res, "is_Integer", False)
-            and getattr(rh, "is_Rational", False)
-            and rh.p > 0
-            and rh.q > 0
-        ):
+        if getattr(res, "is_Integer", False) and getattr(rh, "is_Rational", False) and rh.p > 0 and rh.q > 0:
             if res < 0:
                 return sympy.Rational(res * rh.q - rh.p, rh.q)
             return sympy.Rational(res * rh.q + rh.p, rh.q)
@@ -504,7 +504,7 @@ class _Parser:
             symbol = sympy.I
         else:
             symbol = get_symbol(value + sub, None, True)
-        if self.kind() in ("(", "[") or self.kind() == "{" and self.kind(1) in ("(", "["):
+        if self.kind() in ("(", "[") or (self.kind() == "{" and self.kind(1) in ("(", "[")):
             self.refuse_call()
         return symbol if power is None else sympy.Pow(symbol, power, evaluate=False)
 
@@ -531,7 +531,9 @@ class _Parser:
             start = self.i + 1
             close = self.closing(self.i)
             inner = self.t[start:close]
-            if not inner or any(k not in ("num", "let", "e", "op") or k == "op" and v not in "+-" for k, v, _ in inner):
+            if not inner or any(
+                k not in ("num", "let", "e", "op") or (k == "op" and v not in "+-") for k, v, _ in inner
+            ):
                 raise _Decline
             self.i = start
             self.expr()  # must be an expression for the grammar

@@ -513,7 +513,8 @@ def _latex2sympy(text: str) -> Any:
         from latex2sympy2_extended import latex2sympy
 
         return latex2sympy(text)
-    fast = _latex_fast.parse(text)  # the same tree for the common subset, without ANTLR; None: not pinned down
+    # the same tree for the common subset without ANTLR; None where the fast parser does not pin it down
+    fast = _latex_fast.parse(text)
     return fast if fast is not None else _latex_predict.parse(text)
 
 
