@@ -13,7 +13,9 @@ import ast
 import json
 import os
 import random
+import zlib
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +237,8 @@ class Gen:
         )
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
 @pytest.mark.parametrize("seed", [20261202, 1, 2, 3])
 def test_random_expressions_agree_with_antlr(seed: int) -> None:
     gen = Gen(seed=seed)
@@ -244,6 +248,8 @@ def test_random_expressions_agree_with_antlr(seed: int) -> None:
     assert accepted >= 0.35 * seen, (accepted, seen)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_random_expressions_after_math_equiv_fixups_agree() -> None:
     """The texts math_equiv hands the parser went through ``_latex_fixups`` (``i`` as ``I``, explicit products)."""
     gen = Gen(seed=7)
@@ -262,9 +268,20 @@ def _test_table_strings() -> Iterator[str]:
                     yield box[2]
 
 
-def test_test_table_strings_agree_with_antlr() -> None:
-    texts = list(_test_table_strings())
-    accepted, seen, bad = check(t for s in texts for t in (s, _latex_fixups(s)))
+SHARDS = 8
+
+
+def _shard(texts: list[str], shard: int, shards: int) -> list[str]:
+    """Every text and its ``_latex_fixups`` form, deduplicated, that falls in ``shard`` of ``shards`` (by CRC-32)."""
+    out = {t for s in texts for t in (s, _latex_fixups(s))}
+    return sorted(t for t in out if zlib.crc32(t.encode("utf-8")) % shards == shard)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("shard", range(2))
+def test_test_table_strings_agree_with_antlr(shard: int) -> None:
+    accepted, seen, bad = check(iter(_shard(list(_test_table_strings()), shard, 2)))
     assert not bad, "\n".join(bad[:20])
     assert seen > 1000 and accepted > 300, (accepted, seen)
 
@@ -284,22 +301,27 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _shared_answers() -> Iterator[str]:
+@lru_cache(maxsize=1)
+def _shared_answers() -> tuple[str, ...]:
+    out: list[str] = []
     for path in sorted(SHARED.rglob("*.json*")):
         if path.suffix == ".jsonl":
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
-                    yield from _strings(json.loads(line))
+                    out.extend(_strings(json.loads(line)))
         else:
-            yield from _strings(json.loads(path.read_text(encoding="utf-8")))
+            out.extend(_strings(json.loads(path.read_text(encoding="utf-8"))))
+    return tuple(t for t in out if len(t) <= 256)
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data is absent")
-def test_shared_data_answers_agree_with_antlr() -> None:
-    texts = [t for t in _shared_answers() if len(t) <= 256]
-    accepted, seen, bad = check(t for s in texts for t in (s, _latex_fixups(s)))
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_shared_data_answers_agree_with_antlr(shard: int) -> None:
+    accepted, seen, bad = check(iter(_shard(list(_shared_answers()), shard, SHARDS)))
     assert not bad, "\n".join(bad[:20])
-    assert accepted > 1000, (accepted, seen)
+    assert accepted > 1000 // SHARDS, (accepted, seen)
 
 
 # ---------------------------------------------------------------------------------------------------------
