@@ -304,19 +304,34 @@ class _Parser:
     def top(self) -> Any:
         if not self.t:
             raise _Decline
-        if self.t[0][0] == "{" and self.closing(0) == len(self.t) - 1:
-            raise _Decline  # "{x}" alone is a one-element set at the top
+        self.refuse_set(0, self.end_of_operand(0))
         value = self.expr()
         while self.kind() == "rel":
             op = self.take("rel")[1]
-            if self.kind() == "{":
-                close = self.closing(self.i)
-                if close == len(self.t) - 1 or self.t[close + 1][0] == "rel":
-                    raise _Decline  # "x = {3}": a one-element set on the right of an assignment
+            self.refuse_set(self.i, self.end_of_operand(self.i))
             value = _relation(op, value, self.expr())
         if self.i != len(self.t):
             raise _Decline
         return value
+
+    def end_of_operand(self, start: int) -> int:
+        """Index of the last token before the next top-level relation (or the end)."""
+        depth = 0
+        for j in range(start, len(self.t)):
+            k = self.t[j][0]
+            depth += k in ("(", "[", "{")
+            depth -= k in (")", "]", "}")
+            if depth == 0 and k == "rel":
+                return j - 1
+        return len(self.t) - 1
+
+    def refuse_set(self, lo: int, hi: int) -> None:
+        """Decline a braced group that fills an element of the grammar's top rule: the whole text or a relation's
+        side, also inside brackets that fill it (``{x}``, ``[{x}]``, ``x = ({3})``): a one-element set there."""
+        while lo < hi and self.t[lo][0] in ("(", "[") and self.closing(lo) == hi:
+            lo, hi = lo + 1, hi - 1
+        if lo < hi and self.t[lo][0] == "{" and self.closing(lo) == hi:
+            raise _Decline
 
     def expr(self) -> Any:
         lh = self.mp(nofunc=False)
