@@ -473,9 +473,25 @@ def _warm_up_once() -> None:
 
     for text in WARM_UP_LATEX:
         parse_latex_expr(text)
+    _warm_antlr()
     x = sympy.Symbol("x")
     sympy.simplify((x**2 - 1) / (x - 1) + sympy.sin(x) ** 2 + sympy.cos(x) ** 2)  # simplify's lazy imports
     parse_sympy_text("(x+1)**2 - 2*x", implicit=True, convert_xor=True)
+
+
+def _warm_antlr() -> None:
+    """Fill ANTLR's prediction cache with :data:`WARM_UP_LATEX` even where the fast parser reads a shape itself:
+    the texts it declines still go to ANTLR, which would otherwise start cold on the first of them."""
+    try:
+        from . import _latex_predict
+
+        for text in WARM_UP_LATEX:
+            try:
+                _latex_predict.parse(text)
+            except Exception:  # latex2sympy raises plain Exceptions on text it cannot read
+                continue
+    except ImportError:  # another latex2sympy2_extended layout
+        return
 
 
 def _latex2sympy(text: str) -> Any:
@@ -492,12 +508,14 @@ def _latex2sympy(text: str) -> Any:
         from antlr4.atn.PredictionMode import PredictionMode  # noqa: F401 - the layout _latex_predict needs
         from latex2sympy2_extended.latex2sympy2 import PSLexer, PSParser, _Latex2Sympy  # noqa: F401
 
-        from . import _latex_predict
+        from . import _latex_fast, _latex_predict
     except ImportError:  # another latex2sympy2_extended layout: its own (LL) parse
         from latex2sympy2_extended import latex2sympy
 
         return latex2sympy(text)
-    return _latex_predict.parse(text)
+    # the same tree for the common subset without ANTLR; None where the fast parser does not pin it down
+    fast = _latex_fast.parse(text)
+    return fast if fast is not None else _latex_predict.parse(text)
 
 
 def _nesting(text: str) -> int:
