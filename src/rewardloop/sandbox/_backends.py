@@ -199,6 +199,8 @@ class Backend:
     cgroup_controllers: tuple[str, ...] = ("memory", "pids")
     # bwrap without root builds its namespaces from a user namespace: its launchers cannot refuse them
     needs_user_namespaces = False
+    # a launcher builds the run in place (see isolate()): no wrapper programs
+    launcher_isolates = False
 
     def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
         self._base = base
@@ -361,6 +363,7 @@ class UnshareBackend(Backend):
 
     name = "unshare"
     drops_privileges = True
+    launcher_isolates = True
     nproc_exact = True
     has_quota = True
     cgroup_controllers = ("memory",)
@@ -425,6 +428,11 @@ class UnshareBackend(Backend):
 
     def popen_cwd(self, wd: Workdir) -> str:
         return "/"
+
+    def isolate(self, wd: Workdir, uid: int, network: bool) -> dict[str, Any]:
+        """What a launcher needs to build the run itself (``_launcher_main``: no nsenter, unshare,
+        setpriv, prlimit or marker shell): the holder's mount namespace, the network choice, the uid."""
+        return {"mnt": f"/proc/{self._pid()}/ns/mnt", "network": network, "uid": uid}
 
     def fix_outcome(self, out: Outcome) -> None:
         # util-linux unshare (2.38) cannot re-raise SIGKILL on itself when its child died of it: it prints
