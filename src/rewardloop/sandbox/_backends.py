@@ -232,6 +232,10 @@ class Backend:
     def popen_cwd(self, wd: Workdir) -> str:
         return wd.host
 
+    def isolate(self, wd: Workdir, uid: int, network: bool) -> dict[str, Any]:
+        """What a launcher needs to build the run itself, for a backend with ``launcher_isolates``."""
+        raise NotImplementedError(f"the {self.name!r} backend runs through wrapper programs")
+
     def fix_outcome(self, out: Outcome) -> None:
         """Undo what the wrapper tools do to the program's exit status."""
 

@@ -133,7 +133,11 @@ class CapHeader(ctypes.Structure):
 
 
 class CapData(ctypes.Structure):
-    _fields_ = (("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32))
+    _fields_ = (
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    )
 
 
 def drop_privileges(uid):
@@ -158,7 +162,11 @@ def drop_privileges(uid):
     if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid) or os.getgroups():
         raise OSError("the uid/gid switch did not take")
     with open("/proc/self/status") as fh:
-        caps = [line.split()[1] for line in fh if line.startswith(("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"))]
+        caps = [
+            line.split()[1]
+            for line in fh
+            if line.startswith(("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"))
+        ]
     if len(caps) != 5 or any(int(c, 16) for c in caps):
         raise OSError("capabilities left after the drop: %s" % caps)
 
@@ -265,7 +273,7 @@ def be_reaper(req, fds, report):
         for i, fd in enumerate(fds):
             os.dup2(fd, i)
         keep = sorted({0, 1, 2, report})
-        for low, high in zip(keep, [*keep[1:], MAX_FD]):
+        for low, high in zip(keep, [*keep[1:], MAX_FD], strict=True):
             os.closerange(low + 1, high)
         check(libc.prctl(PR_SET_DUMPABLE, 0, None, 0, 0), "prctl(PR_SET_DUMPABLE)")
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -286,9 +294,15 @@ def be_reaper(req, fds, report):
     os._exit(0)
 
 
-OWN_NS = {}  # the launcher's own namespaces, to return to after making a run's
+OWN_NS: dict[int, int] = {}  # the launcher's own namespaces, to return to after making a run's
 ALIVE = os.pipe()  # the launcher holds the write end for good: its reapers see end of file once it is gone
-NS_TYPES = (("mnt", CLONE_NEWNS), ("ipc", CLONE_NEWIPC), ("uts", CLONE_NEWUTS), ("net", CLONE_NEWNET), ("pid", CLONE_NEWPID))
+NS_TYPES = (
+    ("mnt", CLONE_NEWNS),
+    ("ipc", CLONE_NEWIPC),
+    ("uts", CLONE_NEWUTS),
+    ("net", CLONE_NEWNET),
+    ("pid", CLONE_NEWPID),
+)
 
 
 def start_isolated(req, fds):
@@ -336,7 +350,12 @@ def isolated_usage(status, usage, report_r):
     with os.fdopen(report_r, "rb") as fh:
         line = fh.read(4096).split()
     if len(line) == 4 and int(line[0]) >= 0:
-        return {"status": int(line[0]), "cpu": float(line[1]), "rss": int(line[2]), "cpu_limit": line[3] == b"1"}
+        return {
+            "status": int(line[0]),
+            "cpu": float(line[1]),
+            "rss": int(line[2]),
+            "cpu_limit": line[3] == b"1",
+        }
     return {"status": status, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss}
 
 

@@ -459,7 +459,8 @@ class Sandbox:
             rlimits = _rlimits(lang, limits, state.backend.nproc_exact, per_process)
             starter: Any = slot.start if slot is not None else None
             cwd = state.backend.popen_cwd(wd)
-            if slot is not None and state.backend.launcher_isolates:
+            in_launcher = slot is not None and state.backend.launcher_isolates
+            if in_launcher:
                 # the launcher builds the run itself: the program is the only thing exec-ed
                 spec = state.backend.isolate(wd, uid, limits.network)
                 spec.update(rlimits=rlimits, token=token, cpu_s=rlimits["cpu"])
@@ -479,6 +480,8 @@ class Sandbox:
                 starter=starter,
                 cancel=cancel,
                 kill_extra=slot.kill_others if slot is not None else None,
+                # the launcher's PID 1 bounds the sum itself; elsewhere RLIMIT_CPU is per process
+                cpu_limit_s=None if in_launcher else float(rlimits["cpu"]),
             )
             oom = slot is not None and slot.cgroup.oom_killed()
             cgroup_cpu = slot.cgroup.cpu_s() if slot is not None else None

@@ -154,7 +154,9 @@ class UidPool:
         with self._lock:
             self._clearing.append(uid)
             if self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(target=self._clear_given, name="rewardloop-uid-janitor", daemon=True)
+                self._worker = threading.Thread(
+                    target=self._clear_given, name="rewardloop-uid-janitor", daemon=True
+                )
                 self._worker.start()
             self._changed.notify_all()
 
