@@ -8,19 +8,22 @@
     with a few device nodes, and the holder checks its mount table and refuses to start if any
     reachable mount lacks either flag. Every run gets its own size-capped tmpfs as working directory
     (with its own compile-cache entry bound in read-only), mounted by the holder on request and reached
-    from the parent through ``/proc/<holder>/root``. A run enters that mount namespace with ``nsenter``
-    and gets fresh PID, network, IPC and UTS namespaces (and its own ``/proc``) from ``unshare``.
+    from the parent through ``/proc/<holder>/root``. No wrapper program runs per run: the slot's launcher
+    enters that mount namespace itself, unshares fresh mount, PID, network, IPC and UTS namespaces, and
+    forks their PID 1 (a reaper with its own ``/proc``), which forks the program's process: resource
+    limits, the uid/gid switch, empty capability sets and the marker are set there, then the program is
+    ``exec``-ed (``_launcher_main``; :meth:`UnshareBackend.isolate` is what the launcher is told).
 ``bwrap`` (bubblewrap, when installed; works without root)
     The same hidden/visible layout built per run by bubblewrap (``--bind / /`` remounts every mount
     ``nosuid,nodev``; ``--dev`` gives a private ``/dev``), the working directory a host directory bound in.
 
-Both then run ``setpriv``: ``no_new_privs``, empty bounding/inheritable/ambient capability sets and, as
-root, a random unprivileged uid/gid with no supplementary groups. The session keyring is renewed per run
+bwrap then runs ``setpriv``: ``no_new_privs``, empty bounding/inheritable/ambient capability sets and, as
+root, a pooled unprivileged uid/gid with no supplementary groups. The session keyring is renewed per run
 by the launcher (``_launcher``).
 ``none``
     No namespaces: a scrubbed environment, resource limits, a new session and a private directory.
 
-Every backend wraps the same inner command: ``prlimit`` (resource limits) and a two-line ``sh`` *marker*
+``bwrap`` and ``none`` wrap the same inner command: ``prlimit`` (resource limits) and a two-line ``sh`` *marker*
 that writes a random token to stderr right before ``exec``-ing the program. The parent only trusts that
 the program ran when it sees the token, so a failure of the sandbox machinery is never mistaken for (and
 cannot be forged by) the program.

@@ -267,6 +267,7 @@ def be_reaper(req, fds, report):
     """PID 1 of the run's namespaces (forked by the launcher right after it made them)."""
     try:
         check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, None, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+        os.close(ALIVE[1])  # (our copy of the launcher's end)
         if select.select([ALIVE[0]], [], [], 0)[0]:  # end of file: the launcher died before the line above
             os._exit(1)
         os.setsid()
