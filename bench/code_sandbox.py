@@ -377,22 +377,43 @@ def bench_mbpp(sb: Any, data: Path) -> dict[str, Any]:
 
 
 def bench_overhead(sb: Any, n: int) -> dict[str, Any]:
-    sandbox_t, bare_t = [], []
-    for _ in range(n):  # interleaved so both see the same machine load
+    """``Sandbox.run("pass")`` vs a bare ``subprocess.run`` of the same interpreter, interleaved. Under
+    ``unshare`` also the same sandbox with its runs started the way they were before issue 23's folding
+    (``nsenter``, ``unshare``, ``setpriv``, ``prlimit`` and the marker ``sh`` in front of the program,
+    still the code path of bwrap), in the same rounds: a before/after that sees the same load."""
+    state = sb._ensure()
+    legacy = bool(getattr(state.backend, "launcher_isolates", False))
+    sandbox_t, bare_t, chain_t = [], [], []
+    for _ in range(n):  # interleaved so all see the same machine load
         t0 = time.perf_counter()
         sb.run("pass", "python")
         sandbox_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=False)
         bare_t.append(time.perf_counter() - t0)
+        if legacy:
+            state.backend.launcher_isolates = False  # this instance only, for one run
+            try:
+                t0 = time.perf_counter()
+                sb.run("pass", "python")
+                chain_t.append(time.perf_counter() - t0)
+            finally:
+                del state.backend.launcher_isolates
     s, b = statistics.median(sandbox_t), statistics.median(bare_t)
-    return {
+    out = {
         "n": n,
         "sandbox_median_ms": round(s * 1000, 2),
         "bare_subprocess_median_ms": round(b * 1000, 2),
         "overhead_ms": round((s - b) * 1000, 2),
         "ratio": round(s / b, 2),
     }
+    if chain_t:
+        c = statistics.median(chain_t)
+        out["wrapper_chain_median_ms"] = round(c * 1000, 2)
+        out["wrapper_chain_overhead_ms"] = round((c - b) * 1000, 2)
+        pairs = [a - w for a, w in zip(sandbox_t, chain_t, strict=True)]
+        out["in_launcher_minus_wrapper_chain_median_ms"] = round(statistics.median(pairs) * 1000, 2)
+    return out
 
 
 def bench_overhead_breakdown(sb: Any, n: int) -> dict[str, Any]:
