@@ -17,8 +17,8 @@ Run with the dev venv::
    score the problems with 2 concurrent workers (threads; each test or call is its own process), best of
    ``--repeats``, the two sides' passes alternating. Also the per-run overhead: median wall time of ``Sandbox.run("pass")`` vs a bare
    ``subprocess.run([sys.executable, "-c", "pass"])``, interleaved in the same process; where it goes
-   (``bench_overhead_breakdown``: each layer of the command chain added in turn, and the per-run
-   book-keeping alone); and the harness's
+   (``bench_overhead_breakdown``: each phase of a run timed, and the programs each run ``exec``-s);
+   and the harness's
    trusted checker: ``run_tests`` on a one-assert HumanEval test vs the same checks as one plain program.
 
 When ``../shared/data`` (or ``REWARDLOOP_SHARED_DATA``) is absent the script prints a message and exits 0;
@@ -377,84 +377,117 @@ def bench_mbpp(sb: Any, data: Path) -> dict[str, Any]:
 
 
 def bench_overhead(sb: Any, n: int) -> dict[str, Any]:
-    sandbox_t, bare_t = [], []
-    for _ in range(n):  # interleaved so both see the same machine load
+    """``Sandbox.run("pass")`` vs a bare ``subprocess.run`` of the same interpreter, interleaved. Under
+    ``unshare`` also the same sandbox with its runs started the way they were before issue 23's folding
+    (``nsenter``, ``unshare``, ``setpriv``, ``prlimit`` and the marker ``sh`` in front of the program,
+    still the code path of bwrap), in the same rounds: a before/after that sees the same load."""
+    state = sb._ensure()
+    legacy = bool(getattr(state.backend, "launcher_isolates", False))
+    sandbox_t, bare_t, chain_t = [], [], []
+    for _ in range(n):  # interleaved so all see the same machine load
         t0 = time.perf_counter()
         sb.run("pass", "python")
         sandbox_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=False)
         bare_t.append(time.perf_counter() - t0)
+        if legacy:
+            state.backend.launcher_isolates = False  # this instance only, for one run
+            try:
+                t0 = time.perf_counter()
+                sb.run("pass", "python")
+                chain_t.append(time.perf_counter() - t0)
+            finally:
+                del state.backend.launcher_isolates
     s, b = statistics.median(sandbox_t), statistics.median(bare_t)
-    return {
+    out = {
         "n": n,
         "sandbox_median_ms": round(s * 1000, 2),
         "bare_subprocess_median_ms": round(b * 1000, 2),
         "overhead_ms": round((s - b) * 1000, 2),
         "ratio": round(s / b, 2),
     }
+    if chain_t:
+        c = statistics.median(chain_t)
+        out["wrapper_chain_median_ms"] = round(c * 1000, 2)
+        out["wrapper_chain_overhead_ms"] = round((c - b) * 1000, 2)
+        pairs = [a - w for a, w in zip(sandbox_t, chain_t, strict=True)]
+        out["in_launcher_minus_wrapper_chain_median_ms"] = round(statistics.median(pairs) * 1000, 2)
+    return out
 
 
 def bench_overhead_breakdown(sb: Any, n: int) -> dict[str, Any]:
-    """Where the per-run overhead goes (issue 23): the same trivial program (``/bin/true``) started
-    by ``subprocess.run`` with each layer of the sandbox's command added in turn, and the per-run
-    book-keeping timed alone, all interleaved so every variant sees the same load. Medians in ms; each
-    ``+`` row is the median of (variant - previous variant) over the rounds."""
-    import secrets
-
-    from rewardloop.sandbox._backends import marker_command, privileges_command, prlimit_command
+    """Where the per-run overhead goes (issue 23): ``Sandbox.run("pass")`` with each of its phases timed
+    from the outside (the sandbox's own functions wrapped with a timer): the uid pool, the working
+    directory (made and removed by the mount holder), the files written into it, and the start-to-exit
+    of the command (``supervise``: the launcher, the namespaces, the program, the report), set beside a
+    bare ``subprocess.run`` of the same interpreter, interleaved. Medians in ms. Also how many programs
+    each run ``exec``-s, counted from the command the sandbox builds."""
+    import rewardloop.sandbox._sandbox as impl
 
     state = sb._ensure()
-    # /bin/true, not python: the interpreter of this venv may be unreadable to the run's uid outside
-    # the sandbox's view (a home directory), which would time a failed exec
-    py = ["/bin/true"]
-    token = f"<<t:{secrets.token_hex(6)}>>"
-    inner = prlimit_command(cpu_s=10, data_b=None, stack_b=64 << 20, fsize_b=16 << 20, nproc=64)
-    inner += marker_command(token, py)
-    uid = state.uids.take() if state.uids is not None else os.geteuid()
-    wd = state.backend.make_workdir(64 << 20, 1 << 14, uid)
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": wd.inner, "LANG": "C.UTF-8"}
-    cwd = state.backend.popen_cwd(wd)
-    variants: dict[str, Callable[[], Any]] = {
-        "bare /bin/true": lambda: subprocess.run(py, capture_output=True, check=False),
-        "+ prlimit and marker sh": lambda: subprocess.run(inner, capture_output=True, check=False),
-        "+ setpriv (uid, caps, no_new_privs)": lambda: subprocess.run(
-            privileges_command(uid) + inner, capture_output=True, check=False
-        ),
-        f"+ namespaces ({state.backend.name} wrap)": lambda: subprocess.run(
-            state.backend.wrap(inner, wd, uid, False), capture_output=True, check=False, env=env, cwd=cwd
-        ),
-    }
-    times: dict[str, list[float]] = {k: [] for k in variants}
-    book: dict[str, list[float]] = {"working directory (make + remove)": [], "uid pool (take + give)": []}
+    spans: dict[str, list[float]] = {}
+    originals: list[tuple[Any, str, Any]] = []
+
+    def timed(owner: Any, name: str, label: str) -> None:
+        fn = getattr(owner, name)
+        spans[label] = []
+
+        def wrapper(*a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spans[label].append(time.perf_counter() - t0)
+
+        originals.append((owner, name, fn))
+        setattr(owner, name, wrapper)
+
+    if state.uids is not None:
+        timed(state.uids, "take", "uid pool: take")
+        timed(state.uids, "give", "uid pool: give back (keyrings emptied off the run's path)")
+    timed(state.backend, "make_workdir", "working directory: make")
+    timed(state.backend, "remove_workdir", "working directory: remove")
+    timed(impl, "_write_files", "files written")
+    timed(impl, "supervise", "start to exit of the command (supervise)")
+    commands: list[list[str]] = []
+    real_supervise = impl.supervise
+
+    def spy(command: Any, **kw: Any) -> Any:
+        commands.append(list(command))
+        return real_supervise(command, **kw)
+
+    impl.supervise = spy
+    total, bare = [], []
     try:
         for _ in range(n):
-            for name, fn in variants.items():
-                t0 = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            extra = state.backend.make_workdir(64 << 20, 1 << 14, uid)
-            state.backend.remove_workdir(extra)
-            book["working directory (make + remove)"].append(time.perf_counter() - t0)
-            if state.uids is not None:
-                t0 = time.perf_counter()
-                other = state.uids.take()
-                state.uids.give(other)
-                book["uid pool (take + give)"].append(time.perf_counter() - t0)
+            sb.run("pass", "python")
+            total.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=False)
+            bare.append(time.perf_counter() - t0)
     finally:
-        state.backend.remove_workdir(wd)
-        if state.uids is not None:
-            state.uids.give(uid)
-    names = list(variants)
-    out: dict[str, Any] = {"n": n, "isolation": sb.isolation, "chain_median_ms": {}, "layer_median_ms": {}}
-    for i, name in enumerate(names):
-        out["chain_median_ms"][name] = round(statistics.median(times[name]) * 1000, 2)
-        if i:
-            deltas = [a - b for a, b in zip(times[name], times[names[i - 1]], strict=True)]
-            out["layer_median_ms"][name] = round(statistics.median(deltas) * 1000, 2)
-    out["bookkeeping_median_ms"] = {k: round(statistics.median(v) * 1000, 2) for k, v in book.items() if v}
-    return out
+        impl.supervise = real_supervise
+        for owner, name, fn in reversed(originals):
+            setattr(owner, name, fn)
+    ms = {k: round(statistics.median(v) * 1000, 2) for k, v in spans.items() if v}
+    wrappers = {"nsenter", "unshare", "setpriv", "prlimit", "bwrap", "/bin/sh"}
+    command = commands[-1] if commands else []
+    return {
+        "n": n,
+        "isolation": sb.isolation,
+        "run_median_ms": round(statistics.median(total) * 1000, 2),
+        "bare_subprocess_median_ms": round(statistics.median(bare) * 1000, 2),
+        "phase_median_ms": ms,
+        "supervise_minus_bare_ms": round(
+            (statistics.median(spans["start to exit of the command (supervise)"]) - statistics.median(bare))
+            * 1000,
+            2,
+        ),
+        "programs_exec_per_run": 1 + sum(1 for arg in command if arg in wrappers),
+        "wrapper_programs": [arg for arg in command if arg in wrappers],
+    }
 
 
 def bench_harness_overhead(sb: Any, n: int) -> dict[str, Any]:

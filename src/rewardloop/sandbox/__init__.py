@@ -21,11 +21,11 @@ root; util-linux only, nothing to install):
   connection to the host's 127.0.0.1, the LAN or the internet, and no abstract Unix sockets of the host.
   ``Limits(network=True)`` shares the host's network instead (name resolution may still fail: ``/run``
   is hidden).
-* **Processes**: a new PID namespace per run (and IPC and UTS namespaces). The program is PID 1 of its
-  namespace, sees only its own processes (its own ``/proc``), and cannot signal anything outside; when
-  it exits or is killed, the kernel kills every process left in the namespace. PID 1 semantics apply:
-  signals with the default action sent from inside the namespace do not kill it, so ``abort()`` ends
-  in SIGSEGV rather than SIGABRT.
+* **Processes**: a new PID namespace per run (and IPC and UTS namespaces). Its PID 1 is the sandbox's
+  reaper (root's, not dumpable), which reaps every process of the run, counts their CPU time and bounds
+  its sum by ``cpu_s``; the program is PID 2, sees only its own processes (its own ``/proc``) and the
+  reaper, and cannot signal anything outside; when it exits or is killed, the reaper kills and reaps
+  every process left in the namespace.
 * **Identity**: an unprivileged uid/gid of its own for the run (from a host-wide pool at 0x70000000,
   one run at a time, its keyrings emptied between runs), no supplementary groups, no
   capabilities (empty bounding, inheritable and ambient sets) and ``no_new_privs``. It can write nothing

@@ -8,19 +8,22 @@
     with a few device nodes, and the holder checks its mount table and refuses to start if any
     reachable mount lacks either flag. Every run gets its own size-capped tmpfs as working directory
     (with its own compile-cache entry bound in read-only), mounted by the holder on request and reached
-    from the parent through ``/proc/<holder>/root``. A run enters that mount namespace with ``nsenter``
-    and gets fresh PID, network, IPC and UTS namespaces (and its own ``/proc``) from ``unshare``.
+    from the parent through ``/proc/<holder>/root``. No wrapper program runs per run: the slot's launcher
+    enters that mount namespace itself, unshares fresh mount, PID, network, IPC and UTS namespaces, and
+    forks their PID 1 (a reaper with its own ``/proc``), which forks the program's process: resource
+    limits, the uid/gid switch, empty capability sets and the marker are set there, then the program is
+    ``exec``-ed (``_launcher_main``; :meth:`UnshareBackend.isolate` is what the launcher is told).
 ``bwrap`` (bubblewrap, when installed; works without root)
     The same hidden/visible layout built per run by bubblewrap (``--bind / /`` remounts every mount
     ``nosuid,nodev``; ``--dev`` gives a private ``/dev``), the working directory a host directory bound in.
 
-Both then run ``setpriv``: ``no_new_privs``, empty bounding/inheritable/ambient capability sets and, as
-root, a random unprivileged uid/gid with no supplementary groups. The session keyring is renewed per run
+bwrap then runs ``setpriv``: ``no_new_privs``, empty bounding/inheritable/ambient capability sets and, as
+root, a pooled unprivileged uid/gid with no supplementary groups. The session keyring is renewed per run
 by the launcher (``_launcher``).
 ``none``
     No namespaces: a scrubbed environment, resource limits, a new session and a private directory.
 
-Every backend wraps the same inner command: ``prlimit`` (resource limits) and a two-line ``sh`` *marker*
+``bwrap`` and ``none`` wrap the same inner command: ``prlimit`` (resource limits) and a two-line ``sh`` *marker*
 that writes a random token to stderr right before ``exec``-ing the program. The parent only trusts that
 the program ran when it sees the token, so a failure of the sandbox machinery is never mistaken for (and
 cannot be forged by) the program.
@@ -199,6 +202,8 @@ class Backend:
     cgroup_controllers: tuple[str, ...] = ("memory", "pids")
     # bwrap without root builds its namespaces from a user namespace: its launchers cannot refuse them
     needs_user_namespaces = False
+    # a launcher builds the run in place (see isolate()): no wrapper programs
+    launcher_isolates = False
 
     def __init__(self, base: str, plan: MountPlan, cache_dir: str | None = None) -> None:
         self._base = base
@@ -229,6 +234,10 @@ class Backend:
 
     def popen_cwd(self, wd: Workdir) -> str:
         return wd.host
+
+    def isolate(self, wd: Workdir, uid: int, network: bool) -> dict[str, Any]:
+        """What a launcher needs to build the run itself, for a backend with ``launcher_isolates``."""
+        raise NotImplementedError(f"the {self.name!r} backend runs through wrapper programs")
 
     def fix_outcome(self, out: Outcome) -> None:
         """Undo what the wrapper tools do to the program's exit status."""
@@ -361,6 +370,7 @@ class UnshareBackend(Backend):
 
     name = "unshare"
     drops_privileges = True
+    launcher_isolates = True
     nproc_exact = True
     has_quota = True
     cgroup_controllers = ("memory",)
@@ -425,6 +435,11 @@ class UnshareBackend(Backend):
 
     def popen_cwd(self, wd: Workdir) -> str:
         return "/"
+
+    def isolate(self, wd: Workdir, uid: int, network: bool) -> dict[str, Any]:
+        """What a launcher needs to build the run itself (``_launcher_main``: no nsenter, unshare,
+        setpriv, prlimit or marker shell): the holder's mount namespace, the network choice, the uid."""
+        return {"mnt": f"/proc/{self._pid()}/ns/mnt", "network": network, "uid": uid}
 
     def fix_outcome(self, out: Outcome) -> None:
         # util-linux unshare (2.38) cannot re-raise SIGKILL on itself when its child died of it: it prints

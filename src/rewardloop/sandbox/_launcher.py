@@ -92,9 +92,22 @@ class Slot:
             raise
 
     def start(
-        self, argv: Sequence[str], env: Mapping[str, str], cwd: str, stdin: int, stdout: int, stderr: int
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str,
+        stdin: int,
+        stdout: int,
+        stderr: int,
+        isolate: Mapping[str, Any] | None = None,
     ) -> Started:
-        request = json.dumps({"argv": list(argv), "env": dict(env), "cwd": cwd}).encode()
+        """Start ``argv``; with ``isolate`` (the ``unshare`` backend's :meth:`isolate` part: namespaces,
+        uid, resource limits, marker token, CPU limit of the whole run) the launcher builds the run's
+        namespaces and confinement itself and ``exec``-s nothing but the program."""
+        message: dict[str, Any] = {"argv": list(argv), "env": dict(env), "cwd": cwd}
+        if isolate is not None:
+            message["isolate"] = dict(isolate)
+        request = json.dumps(message).encode()
         try:
             socket.send_fds(self.sock, [request], [stdin, stdout, stderr])
             reply = self._receive()

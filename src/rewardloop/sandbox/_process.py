@@ -143,8 +143,11 @@ def supervise(
     starter: Starter | None = None,
     cancel: threading.Event | None = None,
     kill_extra: Callable[[], None] | None = None,
+    cpu_limit_s: float | None = None,
 ) -> Outcome:
-    """Run ``argv`` (which must print ``token`` to stderr before the program starts) under a deadline."""
+    """Run ``argv`` (which must print ``token`` to stderr before the program starts) under a deadline.
+    ``cpu_limit_s``: also kill it (a timeout) once the CPU time of its whole process tree passes this
+    (:func:`tree_cpu_s`), for backends whose own limits are per process."""
     out = Outcome()
     start = time.monotonic()
     feed = _Feed(stdin)
@@ -161,7 +164,7 @@ def supervise(
         return out
     captures = {out_r: _Capture(output_bytes, None), err_r: _Capture(output_bytes, token)}
     try:
-        _watch(child, captures, out, (start, wall_s), cancel, kill_extra, feed)
+        _watch(child, captures, out, (start, wall_s), cancel, kill_extra, feed, cpu_limit_s)
     finally:
         feed.close()
     out.wall_s = time.monotonic() - start
@@ -248,6 +251,7 @@ def _watch(
     cancel: threading.Event | None,
     kill_extra: Callable[[], None] | None,
     feed: _Feed,
+    cpu_limit_s: float | None = None,
 ) -> None:
     pidfd, gone = _pidfd(child.pid)
     feed.close_reader()
@@ -263,6 +267,7 @@ def _watch(
         if child.watch is not None:
             sel.register(child.watch, selectors.EVENT_READ)
         loop = _Loop(child, sel, pidfd, captures, out, deadline, cancel, kill_extra, feed)
+        loop.cpu = _CpuWatch(child.pid, cpu_limit_s) if cpu_limit_s is not None else None
         if gone:  # a launcher's child that exited (and was reaped) before we could open its pidfd
             loop.exited_at = time.monotonic()
         loop.run()
@@ -300,6 +305,7 @@ class _Loop:
         self.exited_at: float | None = None
         self.killed_at: float | None = None
         self.open_fds = set(captures)
+        self.cpu: _CpuWatch | None = None
 
     @property
     def killed(self) -> bool:
@@ -334,9 +340,14 @@ class _Loop:
         elif self.cancel is not None and self.cancel.is_set():
             self.out.cancelled = True
             self.kill()
+        elif self.cpu is not None and self.cpu.over(now):
+            self.out.timed_out = True
+            self.kill()
 
     def wait_for(self, now: float) -> float:
         wait = 0.05 if self.killed else max(0.0, self.deadline - now)
+        if self.cpu is not None and not self.killed:
+            wait = min(wait, max(0.0, self.cpu.next_look - now))
         if self.cancel is not None or self.pidfd is None:
             wait = min(wait, 0.05)
         return wait
@@ -365,6 +376,51 @@ class _Loop:
     def kill(self) -> None:
         self.killed_at = time.monotonic()
         _kill_tree(self.child, self.pidfd, self.kill_extra)
+
+
+class _CpuWatch:
+    """The CPU time of a process tree against a limit, looked at only when it could have reached it:
+    n CPUs spend at most n seconds of CPU time per second."""
+
+    def __init__(self, pid: int, limit_s: float) -> None:
+        self.pid, self.limit_s = pid, limit_s
+        self.cpus = max(1, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 1
+        self.next_look = time.monotonic() + limit_s / self.cpus
+
+    def over(self, now: float) -> bool:
+        if now < self.next_look:
+            return False
+        used = tree_cpu_s(self.pid)
+        self.next_look = now + max(0.01, (self.limit_s - used) / self.cpus)
+        return used >= self.limit_s
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def tree_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` and every descendant (``/proc/<pid>/task/*/children``),
+    including what each of them has reaped (``cutime``, ``cstime``). Orphans of a PID namespace are
+    reparented to its PID 1, so for a namespace's top process this is everything in it."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat", "rb") as fh:
+                data = fh.read()
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        fields = data[data.rfind(b")") + 2 :].split()
+        with contextlib.suppress(ValueError, IndexError):
+            total += sum(int(x) for x in fields[11:15])
+        for tid in tasks:
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/{p}/task/{tid}/children", "rb") as fh:
+                todo.extend(int(c) for c in fh.read().split())
+    return total / _TICK
 
 
 def _read_into(fd: int, capture: _Capture) -> bool:

@@ -456,20 +456,32 @@ class Sandbox:
                 return _sandbox_error(f"no sandbox launcher could start: {why or 'unknown reason'}")
             # a memory cgroup caps the tree: no RLIMIT_DATA then, which would count thread stacks
             per_process = slot is None or not slot.cgroup.caps_memory
-            inner = _prlimit(lang, limits, state.backend.nproc_exact, per_process, core=slot is None)
-            inner += marker_command(token, argv)
-            command = state.backend.wrap(inner, wd, uid, limits.network)
+            rlimits = _rlimits(lang, limits, state.backend.nproc_exact, per_process)
+            starter: Any = slot.start if slot is not None else None
+            cwd = state.backend.popen_cwd(wd)
+            in_launcher = slot is not None and state.backend.launcher_isolates
+            if in_launcher:
+                # the launcher builds the run itself: the program is the only thing exec-ed
+                spec = state.backend.isolate(wd, uid, limits.network)
+                spec.update(rlimits=rlimits, token=token, cpu_s=rlimits["cpu"])
+                starter = functools.partial(slot.start, isolate=spec)
+                command, cwd = argv, wd.inner
+            else:
+                inner = _prlimit(rlimits, core=slot is None) + marker_command(token, argv)
+                command = state.backend.wrap(inner, wd, uid, limits.network)
             outcome = supervise(
                 command,
                 env=_environment(wd.inner, state.toolchains),
-                cwd=state.backend.popen_cwd(wd),
+                cwd=cwd,
                 stdin=stdin,
                 token=token.encode(),
                 wall_s=limits.wall_s,
                 output_bytes=limits.output_bytes,
-                starter=slot.start if slot is not None else None,
+                starter=starter,
                 cancel=cancel,
                 kill_extra=slot.kill_others if slot is not None else None,
+                # the launcher's PID 1 bounds the sum itself; elsewhere RLIMIT_CPU is per process
+                cpu_limit_s=None if in_launcher else float(rlimits["cpu"]),
             )
             oom = slot is not None and slot.cgroup.oom_killed()
             cgroup_cpu = slot.cgroup.cpu_s() if slot is not None else None
@@ -634,17 +646,31 @@ def _run_quota(job: _Job) -> int:
     return max(64, 4 * job.limits.file_size_mb) * _MB + job.files_size + len(job.code.encode())
 
 
-def _prlimit(
-    lang: Language, limits: Limits, nproc_exact: bool, per_process_memory: bool, core: bool
-) -> list[str]:
+def _rlimits(lang: Language, limits: Limits, nproc_exact: bool, per_process_memory: bool) -> dict[str, int]:
+    """The run's resource limits (soft = hard), by ``prlimit`` name; ``data`` and ``nproc`` only when they
+    apply (no memory cgroup; a uid or user namespace of the run's own)."""
     memory = limits.memory_mb
+    out = {
+        "cpu": max(1, math.ceil(limits.effective_cpu_s)),
+        "stack": min(lang.stack_mb, memory or lang.stack_mb) * _MB,
+        "fsize": limits.file_size_mb * _MB,
+        "nofile": 1024,
+    }
+    if memory is not None and per_process_memory:
+        out["data"] = memory * _MB
+    if nproc_exact:
+        out["nproc"] = limits.max_processes
+    return out
+
+
+def _prlimit(rlimits: Mapping[str, int], core: bool) -> list[str]:
     return prlimit_command(
         core=core,
-        cpu_s=max(1, math.ceil(limits.effective_cpu_s)),
-        data_b=None if memory is None or not per_process_memory else memory * _MB,
-        stack_b=min(lang.stack_mb, memory or lang.stack_mb) * _MB,
-        fsize_b=limits.file_size_mb * _MB,
-        nproc=limits.max_processes if nproc_exact else None,
+        cpu_s=rlimits["cpu"],
+        data_b=rlimits.get("data"),
+        stack_b=rlimits["stack"],
+        fsize_b=rlimits["fsize"],
+        nproc=rlimits.get("nproc"),
     )
 
 

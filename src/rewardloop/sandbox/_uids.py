@@ -116,17 +116,26 @@ class Janitor:
 
 class UidPool:
     """uids this process holds the host-wide lock of; :meth:`take` gives one to a run (its keyrings
-    empty), :meth:`give` takes it back, emptying its keyrings, or retires it when that fails."""
+    empty), :meth:`give` takes it back, emptying its keyrings, or retires it when that fails.
+
+    The emptying happens on a thread of the pool's own, after the run's result is back with the caller
+    (it costs a round trip to the janitor). A uid being emptied is in nobody's hands: :meth:`take` waits
+    for it rather than locking a new uid, so the uids in use stay as few as the runs at once."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         self._free: list[int] = []
+        self._clearing: list[int] = []  # given back, their keyrings not emptied yet
         self._held: dict[int, int] = {}  # uid -> the descriptor holding its lock
         self._dir: str | None = None
         self._janitor = Janitor()
+        self._worker: threading.Thread | None = None
 
     def take(self) -> int:
         with self._lock:
+            while not self._free and self._clearing:
+                self._changed.wait()
             if self._free:
                 return self._free.pop()
         for _ in range(64):
@@ -140,11 +149,30 @@ class UidPool:
         """After the run (all its processes gone): empty the uid's keyrings and keep it for the next run.
         A uid that cannot be emptied, or whose run ended in a sandbox failure (``retire``: a process of
         it may be left), is retired: its lock stays held, so nobody gets it again."""
-        if retire or not self._janitor.clear(uid):
+        if retire:
             return
         with self._lock:
-            if uid in self._held:
-                self._free.append(uid)
+            self._clearing.append(uid)
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(
+                    target=self._clear_given, name="rewardloop-uid-janitor", daemon=True
+                )
+                self._worker.start()
+            self._changed.notify_all()
+
+    def _clear_given(self) -> None:
+        while True:
+            with self._lock:
+                if not self._clearing:
+                    self._worker = None
+                    return
+                uid = self._clearing[0]
+            ok = self._janitor.clear(uid)
+            with self._lock:
+                self._clearing.remove(uid)
+                if ok and uid in self._held:
+                    self._free.append(uid)
+                self._changed.notify_all()
 
     def _lock_new(self) -> int:
         if self._dir is None:
@@ -165,6 +193,9 @@ class UidPool:
         raise OSError(f"all {UID_COUNT} sandbox uids are in use on this host")
 
     def close(self) -> None:
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout=10)
         self._janitor.close()
         with self._lock:
             for fd in self._held.values():
