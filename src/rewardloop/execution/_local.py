@@ -274,10 +274,11 @@ class LocalExecutor:
         ask it with their first attempt."""
         return plan.mode not in ("inline", "async") and not plan.batch
 
-    async def execute(self, batch: Batch, todo: list[int]) -> None:
-        """Score the leaders ``todo`` of ``batch``. Work that leaves the event loop (process, thread, async)
-        is started first: inline scoring holds the loop (and the GIL, which the pool's dispatcher thread
+    async def execute(self, batch: Batch) -> None:
+        """Score ``batch`` (prepared in one pass: the leaders all start at once). Work that leaves the event
+        loop (process, thread, async) is started first: inline scoring holds the loop (and the GIL, which the pool's dispatcher thread
         needs to send tasks), and it should overlap the workers' time, not delay their start."""
+        todo = batch.prepare(self.driver_quick)
         plans = batch.plans
         singles = [i for i in todo if not plans[i].batch]
         inline = [i for i in singles if plans[i].mode == "inline"]

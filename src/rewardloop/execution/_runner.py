@@ -42,7 +42,8 @@ the cache, whole-share dispatch (group scorers, composites), statuses, stats and
 leaders of a batch are scored is the executor's job (``executor=``): :class:`~._local.LocalExecutor` (the default:
 the event loop, threads, a worker pool; ``limiter=`` and ``pool=`` configure it) or
 :class:`~._ray.RayExecutor` (Ray actors, each running a local runner; :class:`~._ray.RayRunner` is this class over
-it). An executor has ``driver_quick(plan)``, ``await execute(batch, todo)``,
+it). An executor has ``driver_quick(plan)``, ``await execute(batch)`` (it calls ``batch.prepare(...)``, or
+``batch.prepare_part(...)`` part by part to start on the first leaders while the rest are prepared),
 ``await submit(plan, sample, ctx) -> Done``, ``await run_groups(runner, scorer, samples, on_done)``,
 ``await submit_group(runner, scorer, sample)``, ``refuse_gathering(reason)``, ``pool_stats()``,
 ``after_fork()`` and ``close()``.
@@ -155,8 +156,7 @@ class Runner(RunnerFacade):
             return whole
         ctx = Context(t0=t0, budget=Budget(self.config.retry_budget))
         batch = Batch(self, samples, [plans[id(sc)] for sc in scorers], ctx, on_done)
-        todo = batch.prepare(self.executor.driver_quick)
-        await self.executor.execute(batch, todo)
+        await self.executor.execute(batch)
         return batch.report(self.config.on_error)
 
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:

@@ -86,7 +86,7 @@ async def run_whole(
     for idxs, batch in parts:
         for j, i in enumerate(idxs):
             rows[i] = Done(
-                batch[j],
+                _in_batch(batch[j], idxs),
                 batch.queue_s[j] if batch.queue_s else 0.0,
                 batch.exec_s[j] if batch.exec_s else 0.0,
             )
@@ -98,3 +98,11 @@ async def run_whole(
         retries=sum(int(b.stats.get("retries", 0) or 0) for _, b in parts),
         on_error=runner.config.on_error,
     )
+
+
+def _in_batch(score: Score, idxs: list[int]) -> Score:
+    """A share's score with ``info["dedup_of"]`` (a position in the share) made a position in the whole batch."""
+    lead = score.info.get("dedup_of")
+    if not isinstance(lead, int) or isinstance(lead, bool) or not 0 <= lead < len(idxs):
+        return score
+    return Score(score.value, score.status, score.metrics, {**score.info, "dedup_of": idxs[lead]})
