@@ -7,14 +7,40 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from ..scorers import GroupScorer
 from ..types import Sample, Score, ScoreBatch
 from ._attempt import Context, Plan, run_quick, wants_quick
 from ._cache import sample_key
 from ._report import Done, copy_score, finish_with_copies, report
 
-__all__ = ["Batch"]
+__all__ = ["Batch", "Executor"]
+
+
+class Executor(Protocol):
+    """Where a scheduler's (:class:`~rewardloop.execution.Runner`'s) work is scored: in-process and local worker
+    processes (:class:`~._local.LocalExecutor`) or Ray actors (:class:`~._ray.RayExecutor`)."""
+
+    def driver_quick(self, plan: Plan) -> bool: ...
+
+    async def execute(self, batch: Batch) -> None: ...
+
+    async def submit(self, plan: Plan, sample: Sample, ctx: Context) -> Done: ...
+
+    async def run_groups(
+        self, runner: Any, scorer: GroupScorer, samples: list[Sample], on_done: Callable[[int], None] | None
+    ) -> ScoreBatch: ...
+
+    async def submit_group(self, runner: Any, scorer: GroupScorer, sample: Sample) -> Score: ...
+
+    def refuse_gathering(self, reason: str) -> None: ...
+
+    def pool_stats(self) -> Any: ...
+
+    def after_fork(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class Batch:

@@ -212,7 +212,8 @@ class RayExecutor:
     def pool_stats(self) -> list[Any]:
         """Each actor's worker-pool counters (None for an actor that has run no process scorer)."""
         handles = self.actors
-        return self.ray.get([h.pool_stats.remote() for h in handles], timeout=CLOSE_TIMEOUT_S)
+        stats: list[Any] = self.ray.get([h.pool_stats.remote() for h in handles], timeout=CLOSE_TIMEOUT_S)
+        return stats
 
     @property
     def actors(self) -> list[Any]:

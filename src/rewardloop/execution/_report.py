@@ -191,7 +191,9 @@ class Inflight:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: dict[str, concurrent.futures.Future] = {}
+        self._running: dict[
+            str, concurrent.futures.Future[Score | None]
+        ] = {}  # None: the first was cancelled
 
     async def run(self, key: str | None, score: Callable[[], Awaitable[Score]]) -> Score:
         if key is None:

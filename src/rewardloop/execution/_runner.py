@@ -64,7 +64,7 @@ from ..errors import ConfigError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
 from ._attempt import Budget, Context, Plan, StreamBudget, make_plan, run_quick, wants_quick
-from ._batch import Batch
+from ._batch import Batch, Executor
 from ._cache import sample_key, scorer_fingerprint
 from ._config import RunnerConfig
 from ._limits import Limiter
@@ -102,7 +102,7 @@ class Runner(RunnerFacade):
         self,
         config: RunnerConfig | Mapping[str, Any] | None = None,
         *,
-        executor: Any = None,
+        executor: Executor | None = None,
         limiter: Limiter | None = None,
         pool: WorkerPool | None = None,
         **overrides: Any,
@@ -113,7 +113,7 @@ class Runner(RunnerFacade):
         elif limiter is not None or pool is not None:
             raise ConfigError("limiter= and pool= configure the local executor; not allowed with executor=")
         self.config: RunnerConfig = config
-        self.executor = executor
+        self.executor: Executor = executor
         self.cache = ResultCache(config.cache_size)
         self._stream_budget = StreamBudget(config.retry_budget)
         self._lock = threading.Lock()
@@ -170,10 +170,10 @@ class Runner(RunnerFacade):
         t0 = time.perf_counter()
         self._check_usable()
         check_samples([sample])
-        scorer = resolve_scorer_like(scorer)
-        score = await submit_whole(self, scorer, sample)  # a group member waits for its group
+        resolved = resolve_scorer_like(scorer)
+        score = await submit_whole(self, resolved, sample)  # a group member waits for its group
         if score is None:
-            plan = self._stream_plan(scorer)
+            plan = self._stream_plan(resolved)
             key = sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
             score = self.cache.get(key)
             if score is None:
