@@ -1,5 +1,6 @@
 """The Ray executor's batches (:class:`Lanes`), streamed: the driver prepares the batch part by part (``quick()``
-verdicts, de-duplication keys) while the actors already score the leaders of the parts before. Prepared leaders
+verdicts, de-duplication keys; 32 samples, then 64, then 128 at a time) while the actors already score the leaders of the
+parts before. Prepared leaders
 wait in a queue; each of two lanes per actor cuts its next chunk from it when it is free, of an adaptive size
 (guided self-scheduling: about the work left over twice the actors, so the first chunks are large and the last
 small, and no actor is left with a long tail). Work of an actor that died goes back to the queue, suspects
@@ -33,7 +34,8 @@ _BASE_COST = 256.0  # fixed cost of one sample, in characters of response (the d
 _LANES_PER_ACTOR = 2  # chunks of one batch in flight on one actor at once
 _GUIDED = 2 * _LANES_PER_ACTOR  # a chunk takes about 1 / (_GUIDED * live actors) of the work left
 _MIN_SHARE = 32  # ... and at least 1 / (_MIN_SHARE * live actors) of the batch's estimated work
-_FIRST_PART = 32  # samples in the first part the driver prepares (the parts then double)
+_FIRST_PART = 32  # samples in the first part the driver prepares (the parts then double ...)
+_LARGEST_PART = 128  # ... up to this many
 
 
 @dataclass
@@ -43,15 +45,17 @@ class Chunk:
     deaths: int = 0
 
 
-def part_sizes(n: int, first: int = _FIRST_PART) -> Iterator[int]:
-    """The sizes of the consecutive parts a batch of ``n`` samples is prepared in: ``first``, then doubling,
-    so the first leaders leave early and the number of parts stays logarithmic."""
+def part_sizes(n: int, first: int = _FIRST_PART, largest: int = _LARGEST_PART) -> Iterator[int]:
+    """The sizes of the consecutive parts a batch of ``n`` samples is prepared in: ``first``, then doubling up to
+    ``largest``. The first leaders leave early; and the driver's event loop, which preparing a part holds (the
+    ``quick()`` verdicts run in it), is free between parts often enough to send the next chunk to an actor that
+    finished one and to take in results."""
     size, left = max(1, first), n
     while left > 0:
         take = min(size, left)
         yield take
         left -= take
-        size *= 2
+        size = min(2 * size, max(1, largest))
 
 
 class Lanes:
