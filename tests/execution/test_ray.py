@@ -82,7 +82,8 @@ def test_limiter_actor_body_keeps_the_token_bucket_semantics_on_a_virtual_clock(
 def test_parts_cover_the_batch_once_in_doubling_sizes():
     assert list(_part_sizes(300)) == [32, 64, 128, 76]
     assert list(_part_sizes(32)) == [32] and list(_part_sizes(1)) == [1] and list(_part_sizes(0)) == []
-    assert list(_part_sizes(1000)) == [32, 64, *[128] * 7, 8]  # doubling up to 128: the loop is free that often
+    # doubling up to 128: the driver's loop is free that often
+    assert list(_part_sizes(1000)) == [32, 64, *[128] * 7, 8]
     for n in (1, 31, 33, 95, 96, 1000, 4097):
         sizes = list(_part_sizes(n))
         assert sum(sizes) == n and all(0 < s <= 128 for s in sizes)
