@@ -150,3 +150,15 @@ class NodeScorer(Scorer):
         except ImportError:
             node = None
         return Score(1.0, info={"node": node})
+
+
+class QuickValueScorer(ValueScorer):
+    """``ValueScorer`` whose ``quick()`` settles a sample with ``metadata["quick"]`` (that value) and leaves the
+    rest to ``score()``."""
+
+    name = "behaviour_quick_value"
+
+    def quick(self, sample: Sample) -> Score | None:
+        if "quick" in sample.metadata:
+            return Score(float(sample.metadata["quick"]), metrics={"by_quick": 1.0})
+        return None

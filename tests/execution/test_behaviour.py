@@ -193,6 +193,73 @@ def test_a_group_that_cannot_be_gathered_fails_as_a_group(ex):
     assert all("2 of 3 members" in s.info["error"] for s in scores)
 
 
+# -- large batches (the Ray driver prepares them part by part while chunks are in flight) -------------------
+
+
+def spread_batch(ex, log):
+    """300 samples over the parts the Ray driver prepares (32, 64, 128, 76): identical pairs 40 positions apart,
+    samples ``quick()`` settles, three groups whose members are spread over every part, and unique rest; with
+    the values one pass over the whole batch gives."""
+    plain = B.QuickValueScorer(mode_of(ex), log=log)
+    group = GroupRelative(ex.value_scorer(), "center")
+    samples, scorers, expected = [], [], []
+    members: dict[str, list[int]] = {}
+    for i in range(300):
+        if i % 10 == 3:  # group g<k>, k = (i // 10) % 3: base values alternate 0, 1 along the group
+            uid = f"spread-{(i // 10) % 3}"
+            samples.append(Sample(f"m{i}", metadata={"value": float((i // 30) % 2)}, uid=uid))
+            scorers.append(group)
+            members.setdefault(uid, []).append(i)
+            expected.append(None)
+        elif i % 10 in (0, 1):  # d0, d1, d10, d11, ..., d31: each 7 or 8 times, 40 positions apart
+            samples.append(Sample(f"d{i % 40}", metadata={"value": (i % 40) / 40}))
+            scorers.append(plain)
+            expected.append((i % 40) / 40)
+        elif i % 10 == 5:
+            samples.append(Sample(f"q{i}", metadata={"quick": 2.0, "value": 0.0}))
+            scorers.append(plain)
+            expected.append(2.0)
+        else:
+            samples.append(Sample(f"u{i}", metadata={"value": i / 1000}))
+            scorers.append(plain)
+            expected.append(i / 1000)
+    for idxs in members.values():
+        for i, v in zip(idxs, B.center([samples[i].metadata["value"] for i in idxs]), strict=True):
+            expected[i] = v
+    return samples, scorers, expected
+
+
+def test_a_large_batch_keeps_order_dedup_quick_and_groups_across_parts(ex, tmp_path):
+    log = str(tmp_path / "calls")
+    samples, scorers, expected = spread_batch(ex, log)
+    batch = ex.runner().run_sync(scorers, samples)
+    assert set(batch.statuses) == {Status.OK}
+    assert list(batch.values) == pytest.approx(expected)
+    assert {batch[i].metrics["group_n"] for i in range(3, 300, 10)} == {10.0}
+    assert all(batch[i].metrics.get("by_quick") == 1.0 for i in range(5, 300, 10))
+    if ex.mode in ("inline", "async"):
+        return  # cheap inline scorers are not de-duplicated by design
+    for i in (i for i in range(300) if i % 10 in (0, 1)):
+        first = i % 40  # the first d<k> is at position k
+        assert batch[i].info.get("dedup_of") == (None if i == first else first), i
+    scored = B.lines(log)
+    assert sorted(scored) == sorted(set(scored))  # every distinct sample once, in whichever part it came
+    assert len([r for r in scored if r.startswith("d")]) == 8 and not any(r.startswith("q") for r in scored)
+
+
+def test_a_deadline_expiring_while_other_chunks_are_in_flight(ex):
+    """Three hanging samples (30 s against a 0.5 s deadline) in the first, third and last part of a 300-sample
+    batch: exactly they time out, each within its deadline + 1 s of execution; the rest is scored."""
+    if ex.mode in ("inline", "async"):
+        pytest.skip("inline work has no deadline by contract; async deadlines are in test_runner")
+    hangs = {5, 130, 290}
+    samples = [Sample("30" if i in hangs else f"{i * 1e-6:.6f}") for i in range(300)]
+    batch = ex.runner().run_sync(B.SleepScorer(ex.mode, timeout_s=0.5), samples)
+    assert {i for i, st in enumerate(batch.statuses) if st is Status.TIMEOUT} == hangs
+    assert batch.status_counts()["ok"] == 297
+    assert all(batch.exec_s[i] <= 0.5 + 1.0 for i in hangs)
+
+
 # -- deadlines, crashes, retries ---------------------------------------------------------------------------
 
 

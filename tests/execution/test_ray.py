@@ -19,10 +19,11 @@ import time
 
 import pytest
 
-from rewardloop import Runner, Sample, ScoringError, Status, get_scorer
+from rewardloop import Runner, Sample, Score, ScoringError, Status, get_scorer
 from rewardloop.execution._ray_actors import LimiterActor as _LimiterActor
+from rewardloop.execution._ray_batch import CostModel as _CostModel
 from rewardloop.execution._ray_batch import cost as _cost
-from rewardloop.execution._ray_batch import split as _split
+from rewardloop.execution._ray_batch import part_sizes as _part_sizes
 
 from . import _ray_tasks, _tasks
 
@@ -78,19 +79,32 @@ def test_limiter_actor_body_keeps_the_token_bucket_semantics_on_a_virtual_clock(
     assert tokens.reserve(1.0) == pytest.approx(3.1)  # level -31 at 10 tokens/s
 
 
-def test_split_balances_estimated_cost_and_never_duplicates():
-    costs = [1000, 10, 10, 10, 500, 500, 20, 30, 900, 40, 5, 5]
-    idxs = list(range(100, 100 + len(costs)))
-    chunks = _split(idxs, costs, 4)
-    members = [i for c in chunks for i in c.idxs]
-    assert sorted(members) == idxs  # every sample exactly once, no padding
-    assert all(c.idxs == sorted(c.idxs) for c in chunks)
-    totals = sorted(c.cost for c in chunks)
-    assert totals[-1] == 1000 and totals[0] >= 500  # the big ones are spread out
-    assert [c.idxs for c in _split([7, 8], [1.0, 1.0], 4)] == [[7], [8]]  # never more chunks than samples
+def test_parts_cover_the_batch_once_in_doubling_sizes():
+    assert list(_part_sizes(300)) == [32, 64, 128, 76]
+    assert list(_part_sizes(32)) == [32] and list(_part_sizes(1)) == [1] and list(_part_sizes(0)) == []
+    # doubling up to 128: the driver's loop is free that often
+    assert list(_part_sizes(1000)) == [32, 64, *[128] * 7, 8]
+    for n in (1, 31, 33, 95, 96, 1000, 4097):
+        sizes = list(_part_sizes(n))
+        assert sum(sizes) == n and all(0 < s <= 128 for s in sizes)
+    assert list(_part_sizes(10, first=4, largest=5)) == [4, 5, 1]
+
+
+def test_cost_estimate_and_the_learned_rate_per_scorer():
     assert _cost(_ray_tasks.CostScorer(), Sample("12")) == 12.0
     assert _cost(_ray_tasks.OkScorer(), Sample("abc")) == 256 + 3
     assert _cost(_ray_tasks.CostScorer(), Sample("not a number")) == 256 + 12  # a failing hook: default
+    model = _CostModel(keep=2)
+    assert model.rate("new") == 1.0  # nothing learned: work splits by size
+    model.learn({"slow": [1.0, 100.0], "fast": [0.001, 100.0]})
+    assert model.rate("slow") == pytest.approx(0.01) and model.rate("fast") == pytest.approx(1e-5)
+    assert model.rate("unseen") == pytest.approx((0.01 + 1e-5) / 2)  # the mean of what is known
+    model.learn({"slow": [3.0, 100.0]})  # an even mix of the last batch and what was known
+    assert model.rate("slow") == pytest.approx(0.02)
+    model.learn({"bad": [float("nan"), 1.0], "none": [1.0, 0.0], "neg": [-1.0, 1.0]})  # ignored
+    assert model.rate("bad") == model.rate("unseen")
+    model.learn({"third": [1.0, 1.0]})  # keeps the last 2 scorers
+    assert model.rate("fast") == pytest.approx((0.02 + 1.0) / 2)
 
 
 # -- on a real cluster -------------------------------------------------------------------------------
@@ -167,10 +181,58 @@ def test_dedup_once_before_dispatch_and_chunks_without_padding(rr, tmp_path):
     scored = sorted(line.split()[1] for line in lines)
     assert scored == sorted({*responses})  # each distinct sample once, on one actor only
     assert batch.stats["unique"] == 35 and batch.stats["deduplicated"] == 35
-    assert batch.stats["chunks"] == 8  # 4 per actor
+    assert 2 <= batch.stats["chunks"] <= 35  # never more chunks than leaders
     assert batch.infos[5]["dedup_of"] == 0 and "dedup_of" not in batch.infos[0]
     assert len({line.split()[0] for line in lines}) == 2  # both actors worked
     assert batch.status_counts()["ok"] == 70
+
+
+@pytest.mark.ray
+def test_the_executor_learns_that_process_work_costs_more_per_character(rr, tmp_path):
+    """After a batch the cost model weighs a sleeping process scorer's samples (10 ms each) far above an inline
+    scorer's, so the next batch's chunks split by time rather than by length."""
+    slow, fast = _ray_tasks.WhereScorer(tmp_path / "calls"), _ray_tasks.OkScorer()
+    samples = [sample(f"w{i}", metadata={"sleep": 0.01}) for i in range(16)] + [
+        sample(f"o{i}") for i in range(64)
+    ]
+    batch = rr.run_sync([slow] * 16 + [fast] * 64, samples)
+    assert batch.status_counts()["ok"] == 80
+    model = rr.executor.costs
+    assert model.rate(rr.scorer_box(slow)[0]) > 20 * model.rate(rr.scorer_box(fast)[0])
+
+
+def test_a_part_prepared_after_its_leader_finished_gets_its_copy_at_once():
+    """Batch.prepare_part: a sample identical to a leader of an earlier part follows it, and is finished at once
+    when the leader already was; the keys, leaders and counts are those of one prepare() of the whole batch."""
+    from rewardloop.execution._attempt import Context
+    from rewardloop.execution._batch import Batch
+    from rewardloop.execution._report import Done
+
+    done_order: list[int] = []
+    with Runner(workers=1) as runner:
+        scorer = _tasks.PidScorer()  # a process scorer: keyed and de-duplicated
+        plan = runner.plan(scorer)
+        samples = [sample("a"), sample("b"), sample("a"), sample("c"), sample("a"), sample("b")]
+
+        def new_batch(on_done=None):
+            return Batch(runner, samples, [plan] * 6, Context(t0=0.0, budget=None), on_done)
+
+        whole = new_batch()
+        assert whole.prepare(lambda p: True) == [0, 1, 3]
+        parts = new_batch(done_order.append)
+        assert parts.prepare_part(range(0, 3), lambda p: True) == [0, 1]
+        parts.complete(0, Done(Score(0.5, info={"x": 1}), 0.1, 0.2))  # the leader of "a" finishes first
+        assert parts.prepare_part(range(3, 6), lambda p: True) == [3]
+        assert parts.done[4] is not None and parts.done[4].score.info == {"x": 1, "dedup_of": 0}
+        assert parts.done[4].score.metrics is not parts.done[0].score.metrics  # an independent copy
+        assert whole.followers == {0: [2, 4], 1: [5]} and parts.followers == {
+            0: [2],
+            1: [5],
+        }  # 4: done already
+        assert parts.keys == whole.keys and parts.unique == whole.unique == 3
+        assert done_order == [0, 2, 4]
+        parts.complete(1, Done(Score(1.0), 0.0, 0.0))
+        assert parts.done[5] is not None and parts.done[5].score.info == {"dedup_of": 1}
 
 
 @pytest.mark.ray

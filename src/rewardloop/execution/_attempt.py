@@ -81,7 +81,7 @@ class Plan:
 
 
 # (scores of the last attempt, seconds executed so far, delay before the next attempt, budget exhausted)
-Retry = tuple[list[Score], float, float, bool]
+Retry = tuple[list[Score], float, float | None, bool]
 
 
 @dataclass

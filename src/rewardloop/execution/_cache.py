@@ -101,7 +101,9 @@ def _encode_container(obj: Any, out: list[str], active: set[int], depth: int, by
         active.discard(id(obj))
 
 
-def _encode_mapping(obj: Mapping, out: list[str], active: set[int], depth: int, by_identity: bool) -> None:
+def _encode_mapping(
+    obj: Mapping[Any, Any], out: list[str], active: set[int], depth: int, by_identity: bool
+) -> None:
     out.append(f"{{{len(obj)}:")
     if all(type(k) is str for k in obj):  # sort plain string keys directly; same order on every call
         for k in sorted(obj):

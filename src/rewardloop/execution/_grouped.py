@@ -36,18 +36,23 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ScoringError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch, Status
-from ._attempt import Budget, Context, batch_scores, estimate_tokens, failure_score, ran_for
+from ._attempt import Budget, Context, Plan, batch_scores, estimate_tokens, failure_score, ran_for
 from ._cache import scorer_identity
 from ._report import Done, report
+from ._whole import WholeRunner
 
-# the runner these functions serve (a Runner: plan, attempts, submit_group); typed loosely so this module,
-# which the runner imports, does not import it back
-Runner = Any
+
+class Runner(WholeRunner, Protocol):
+    """What these functions need of the runner they serve (a :class:`~rewardloop.execution.Runner`; a protocol,
+    so this module, which the runner imports, does not import it back)."""
+
+    def plan(self, scorer: Scorer) -> Plan: ...
+
 
 __all__ = ["GroupGatherer", "group_indices", "run_groups"]
 
@@ -85,7 +90,7 @@ class _GroupCall(Scorer):
         self.__name__ = "score_group"
         self.is_async = _has_async(group)
 
-    def score(self, payload: Any) -> Any:  # type: ignore[override]
+    def score(self, payload: Any) -> Any:
         samples, base = payload
         return self.group.score_group(samples, base)
 
@@ -115,7 +120,8 @@ async def run_groups(
     """Score ``samples`` group by group (see the module docstring); the result is in input order."""
     t0 = time.perf_counter()
     samples = list(samples)
-    groups, partial = [], []
+    groups: list[list[int]] = []
+    partial: list[list[int]] = []
     for g in group_indices(samples):
         (partial if _declared_size(samples[g[0]]) > len(g) else groups).append(g)
     base: dict[int, Score] | None = None
@@ -241,7 +247,7 @@ async def _run_keeping(runner: Runner, scorer: Scorer, samples: list[Sample]) ->
         return await runner.run(scorer, samples)
     except ScoringError as exc:  # on_error="raise": keep the batch; the policy applies to the group scores
         batch = getattr(exc, "batch", None)
-        if batch is None:
+        if not isinstance(batch, ScoreBatch):
             raise
         return batch
 
@@ -254,7 +260,7 @@ class _Pending:
     size: int
     first_s: float
     samples: list[Sample] = dataclasses.field(default_factory=list)
-    futures: list[concurrent.futures.Future] = dataclasses.field(default_factory=list)
+    futures: list[concurrent.futures.Future[Score]] = dataclasses.field(default_factory=list)
 
 
 class GroupGatherer:
@@ -289,7 +295,7 @@ class GroupGatherer:
             pending = self._pending.get(key)
             if pending is None:
                 pending = self._pending[key] = _Pending(size, now)
-            future: concurrent.futures.Future = concurrent.futures.Future()
+            future: concurrent.futures.Future[Score] = concurrent.futures.Future()
             pending.samples.append(sample)
             pending.futures.append(future)
             complete = len(pending.samples) >= pending.size

@@ -180,7 +180,8 @@ class Attempts:
             deadline *= len(payload)
         fn = scorer.score_batch if batch else scorer.score
         if plan.mode == "process":
-            return await self._get_pool().acall(Timed(fn), payload, timeout=deadline)
+            timed: tuple[Any, float] = await self._get_pool().acall(Timed(fn), payload, timeout=deadline)
+            return timed
         if plan.mode == "thread":
             return await self.in_thread(fn, payload, deadline)
         start = time.perf_counter()
@@ -200,7 +201,7 @@ class Attempts:
         """
         async with self._thread_slots:
             loop = asyncio.get_running_loop()
-            outcome: asyncio.Future = loop.create_future()
+            outcome: asyncio.Future[tuple[bool, Any]] = loop.create_future()
 
             def work() -> None:
                 began = time.perf_counter()
@@ -217,14 +218,15 @@ class Attempts:
             try:
                 ok, value = await (outcome if deadline is None else asyncio.wait_for(outcome, deadline))
             except asyncio.TimeoutError:
-                err = ScoringTimeout(
+                timeout = ScoringTimeout(
                     f"{callable_name(fn)} ran past its {deadline:g} s deadline in a thread; the thread cannot be "
                     "stopped and may still be running (use execution='process' for work that can hang)"
                 )
-                set_exec_s(err, time.perf_counter() - start)
-                raise err from None
+                set_exec_s(timeout, time.perf_counter() - start)
+                raise timeout from None
         if ok:
-            return value
+            result: tuple[Any, float] = value
+            return result
         if isinstance(value, Exception):
             raise value
         err = ScoringError(f"{callable_name(fn)} raised {type(value).__name__}: {value!r}")
@@ -254,7 +256,9 @@ class LocalExecutor:
     process scorer, or lent with ``pool=``, then not closed here), under one :class:`Attempts`; groups scored one
     call per group, streamed members gathered in this process."""
 
-    def __init__(self, config: RunnerConfig, limiter: Limiter | None = None, pool: Any = None) -> None:
+    def __init__(
+        self, config: RunnerConfig, limiter: Limiter | None = None, pool: WorkerPool | None = None
+    ) -> None:
         self.config = config
         self.limiter: Limiter = limiter if limiter is not None else RateLimiter(config.rpm, config.tpm)
         self.pool = pool
@@ -274,10 +278,11 @@ class LocalExecutor:
         ask it with their first attempt."""
         return plan.mode not in ("inline", "async") and not plan.batch
 
-    async def execute(self, batch: Batch, todo: list[int]) -> None:
-        """Score the leaders ``todo`` of ``batch``. Work that leaves the event loop (process, thread, async)
-        is started first: inline scoring holds the loop (and the GIL, which the pool's dispatcher thread
+    async def execute(self, batch: Batch) -> None:
+        """Score ``batch`` (prepared in one pass: the leaders all start at once). Work that leaves the event
+        loop (process, thread, async) is started first: inline scoring holds the loop (and the GIL, which the pool's dispatcher thread
         needs to send tasks), and it should overlap the workers' time, not delay their start."""
+        todo = batch.prepare(self.driver_quick)
         plans = batch.plans
         singles = [i for i in todo if not plans[i].batch]
         inline = [i for i in singles if plans[i].mode == "inline"]
@@ -405,6 +410,6 @@ def _handoff_s(samples: list[Sample], outside: list[int]) -> float:
 # the private event loop of the sync facade
 
 
-def _settle(future: asyncio.Future, value: Any) -> None:
+def _settle(future: asyncio.Future[tuple[bool, Any]], value: tuple[bool, Any]) -> None:
     if not future.done():
         future.set_result(value)

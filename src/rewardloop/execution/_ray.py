@@ -13,11 +13,16 @@ Design:
   their results back. A scorer is shipped once per actor (``ray.put`` plus a token the actor caches), not
   once per call.
 * **Batches.** The scheduler de-duplicates once, in the driver, with the keys of :mod:`._cache` (identical
-  samples are never scored on two actors) and runs ``quick()`` inline; the executor splits the remaining samples
-  into cost-balanced chunks (longest estimated cost first onto the lightest chunk; about four chunks per
-  actor; no sample appears twice and nothing is padded). A sample's cost is ``scorer.cost(sample)``
-  when the scorer has that method, else ``256 + len(response)``. Each actor pulls chunks, two at a time,
-  so a faster actor takes more.
+  samples are never scored on two actors) and runs ``quick()`` inline, **part by part** (32 samples, then 64,
+  128 ...; in one part with a result cache): the leaders of a part leave for the actors while the driver
+  prepares the next, so the actors do not wait for the whole batch to be keyed. Each of two lanes per actor cuts
+  its next chunk from the prepared leaders when it is free, of an adaptive size (guided self-scheduling: about
+  the estimated work left over ``4 x live actors``, at least ``1 / (32 x live actors)`` of the batch's; the
+  first chunks are large, the last small, so a faster actor takes more and no actor is left with a long tail).
+  A sample's estimated work is its size (``scorer.cost(sample)`` when the scorer has that method, else
+  ``256 + len(response)``) times the seconds per unit of size its scorer took in earlier batches
+  (:class:`~._ray_batch.CostModel`), so a sample bound for a worker process weighs what it costs, not what its
+  length says. No sample appears twice and nothing is padded.
 * **Streaming.** ``submit`` sends each sample on its own to the actor with the least estimated work in
   flight, as soon as it is called.
 * **Actor death.** A call that fails because its actor died (``RayActorError``, a lost worker or
@@ -61,7 +66,7 @@ from ._attempt import Context, Plan
 from ._config import RunnerConfig
 from ._grouped import group_indices
 from ._ray_actors import CLOSE_TIMEOUT_S, SCORER_CACHE, ActorPool, RayLimiter, import_ray
-from ._ray_batch import Lanes
+from ._ray_batch import CostModel, Lanes
 from ._ray_batch import cost as estimate_cost
 from ._report import Done, report
 from ._runner import Runner
@@ -103,6 +108,7 @@ class RayExecutor:
         self._owns_ray = False
         self.closed = False
         self.actor_pool: ActorPool | None = None
+        self.costs = CostModel()  # seconds per unit of size, per scorer token, learned from earlier batches
         if not ray.is_initialized():
             ray.init(address=address, include_dashboard=False)
             self._owns_ray = True
@@ -121,9 +127,10 @@ class RayExecutor:
         (see :meth:`ScoringActor.run_chunk`)."""
         return True
 
-    async def execute(self, batch: Any, todo: list[int]) -> None:
-        """The leaders ``todo`` in cost-balanced chunks that the actors pull (see :class:`Lanes`)."""
-        await Lanes(self, batch, todo).run()
+    async def execute(self, batch: Any) -> None:
+        """Prepare ``batch`` part by part while the actors already score the leaders prepared (see
+        :class:`Lanes`)."""
+        await Lanes(self, batch).run()
 
     async def submit(self, plan: Plan, sample: Sample, ctx: Context) -> Done:
         """One streamed sample on the least-loaded actor (resent when its actor dies)."""
@@ -205,7 +212,8 @@ class RayExecutor:
     def pool_stats(self) -> list[Any]:
         """Each actor's worker-pool counters (None for an actor that has run no process scorer)."""
         handles = self.actors
-        return self.ray.get([h.pool_stats.remote() for h in handles], timeout=CLOSE_TIMEOUT_S)
+        stats: list[Any] = self.ray.get([h.pool_stats.remote() for h in handles], timeout=CLOSE_TIMEOUT_S)
+        return stats
 
     @property
     def actors(self) -> list[Any]:

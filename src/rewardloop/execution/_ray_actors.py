@@ -161,7 +161,7 @@ class ScoringActor:
 
     def __init__(self, config: dict[str, Any], limiter: RayLimiter | None) -> None:
         self._runner = Runner(RunnerConfig.from_dict(config), limiter=limiter)
-        self._scorers: OrderedDict[str, asyncio.Future] = OrderedDict()
+        self._scorers: OrderedDict[str, asyncio.Future[Scorer]] = OrderedDict()
 
     async def ready(self) -> int:
         return os.getpid()
@@ -218,8 +218,8 @@ class ScoringActor:
         await self._runner.aclose()
 
 
-def _started() -> concurrent.futures.Future:
-    done: concurrent.futures.Future = concurrent.futures.Future()
+def _started() -> concurrent.futures.Future[bool]:
+    done: concurrent.futures.Future[bool] = concurrent.futures.Future()
     done.set_result(True)
     return done
 
@@ -234,7 +234,7 @@ class Slot:
     generation: int = 0
     load: float = 0.0  # estimated cost in flight
     known: set[str] = field(default_factory=set)  # scorer tokens this actor has been sent
-    started: concurrent.futures.Future = field(default_factory=_started)
+    started: concurrent.futures.Future[bool] = field(default_factory=_started)
 
 
 class ActorPool:
@@ -409,7 +409,7 @@ class ActorPool:
         with self._lock:
             slot.load += cost
 
-    def replace(self, slot: Slot, generation: int, error: BaseException) -> concurrent.futures.Future:
+    def replace(self, slot: Slot, generation: int, error: BaseException) -> concurrent.futures.Future[bool]:
         """Replace the dead actor of ``slot`` at once (once per death, whoever notices first), before anything
         else can be sent to it; the returned future resolves when the new actor answered (True) or did not
         start and the slot was given up (False). Runs without an event loop: Ray's own future resolves it."""
@@ -422,7 +422,8 @@ class ActorPool:
             self.restarts += 1
             slot.handle = handle = self.new_actor(slot.index)
             slot.known = set()
-            slot.started = started = concurrent.futures.Future()
+            started: concurrent.futures.Future[bool] = concurrent.futures.Future()
+            slot.started = started
         _log.warning(
             "Ray actor %d died (%s: %s); replaced it and resubmitting its samples",
             slot.index,
@@ -435,7 +436,7 @@ class ActorPool:
         return started
 
     def _watch_start(
-        self, slot: Slot, generation: int, handle: Any, started: concurrent.futures.Future
+        self, slot: Slot, generation: int, handle: Any, started: concurrent.futures.Future[bool]
     ) -> None:
         timer: threading.Timer | None = None
 
@@ -468,7 +469,7 @@ class ActorPool:
         answer.add_done_callback(lambda f: settle(_failure_of(f)))
 
 
-def _failure_of(future: concurrent.futures.Future) -> BaseException | None:
+def _failure_of(future: concurrent.futures.Future[Any]) -> BaseException | None:
     if future.cancelled():
         return RuntimeError("the call was cancelled")
     return future.exception()

@@ -1,26 +1,41 @@
-"""The Ray executor's batches (:class:`Lanes`): the leaders the scheduler left (after de-duplication and ``quick()``
-verdicts in the driver) split into cost-balanced chunks (:func:`split`) that the actors pull two at a time; work
-of an actor that died goes back to the queue, suspects alone."""
+"""The Ray executor's batches (:class:`Lanes`), streamed: the driver prepares the batch part by part (``quick()``
+verdicts, de-duplication keys; 32 samples, then 64, then 128 at a time) while the actors already score the leaders of the
+parts before. Prepared leaders
+wait in a queue; each of two lanes per actor cuts its next chunk from it when it is free, of an adaptive size
+(guided self-scheduling: about the work left over twice the actors, so the first chunks are large and the last
+small, and no actor is left with a long tail). Work of an actor that died goes back to the queue, suspects
+alone."""
 
 from __future__ import annotations
 
 import asyncio
-import heapq
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..scorers import Scorer
 from ..types import Sample, Score, Status
-from ._ray_actors import CRASHED_AFTER, SUSPECT_AFTER, Slot, actor_error, crashed, first_line, unsendable
+from ._ray_actors import (
+    CRASHED_AFTER,
+    SUSPECT_AFTER,
+    ActorPool,
+    Slot,
+    actor_error,
+    crashed,
+    first_line,
+    unsendable,
+)
 
-__all__ = ["Chunk", "Lanes", "cost", "split"]
+__all__ = ["Chunk", "CostModel", "Lanes", "cost", "part_sizes"]
 
 _BASE_COST = 256.0  # fixed cost of one sample, in characters of response (the default cost estimate)
-_CHUNKS_PER_ACTOR = 4  # chunks a batch is split into, per actor
 _LANES_PER_ACTOR = 2  # chunks of one batch in flight on one actor at once
+_GUIDED = 2 * _LANES_PER_ACTOR  # a chunk takes about 1 / (_GUIDED * live actors) of the work left
+_MIN_SHARE = 32  # ... and at least 1 / (_MIN_SHARE * live actors) of the batch's estimated work
+_FIRST_PART = 32  # samples in the first part the driver prepares (the parts then double ...)
+_LARGEST_PART = 128  # ... up to this many
 
 
 @dataclass
@@ -30,59 +45,150 @@ class Chunk:
     deaths: int = 0
 
 
-class Lanes:
-    """The leaders of one batch on the actors: cost-balanced chunks in a queue, two lanes per actor pulling
-    from it; the work of an actor that died goes back to the queue, suspects alone."""
+def part_sizes(n: int, first: int = _FIRST_PART, largest: int = _LARGEST_PART) -> Iterator[int]:
+    """The sizes of the consecutive parts a batch of ``n`` samples is prepared in: ``first``, then doubling up to
+    ``largest``. The first leaders leave early; and the driver's event loop, which preparing a part holds (the
+    ``quick()`` verdicts run in it), is free between parts often enough to send the next chunk to an actor that
+    finished one and to take in results."""
+    size, left = max(1, first), n
+    while left > 0:
+        take = min(size, left)
+        yield take
+        left -= take
+        size = min(2 * size, max(1, largest))
 
-    def __init__(self, executor: Any, batch: Any, todo: list[int]) -> None:
-        self.pool = executor.actor_pool
+
+class Lanes:
+    """One batch on the actors: the driver prepares it part by part (:func:`part_sizes`) while lanes (two per
+    actor) cut chunks from the prepared leaders and send them; the work of an actor that died goes back to
+    the queue, suspects alone."""
+
+    def __init__(self, executor: Any, batch: Any) -> None:
+        self.pool: ActorPool = executor.actor_pool
         self.executor = executor
         self.batch = batch
         self.tokens: dict[int, tuple[str, list[Any]]] = {}
-        boxes: dict[int, tuple[str, list[Any]]] = {}
-        for i in todo:
-            scorer = batch.plans[i].scorer
-            box = boxes.get(id(scorer))
-            if box is None:
-                box = boxes[id(scorer)] = executor.scorer_box(scorer)
-            self.tokens[i] = box
-        self.todo = todo
+        self._boxes: dict[int, tuple[str, list[Any]]] = {}
+        self.units: dict[int, float] = {}  # a leader's size (see cost()), to learn its scorer's rate from
+        self.seen: dict[str, list[float]] = {}  # token -> [seconds executed, units] of the leaders scored
         self.resubmitted = 0
-        self.queue: deque[Chunk] = deque()
+        self.chunks = 0
+        self.queue: deque[Chunk] = deque()  # chunks to send again (an actor died), before new work
+        self.pending: deque[tuple[int, float]] = deque()  # prepared leaders (position, cost) not yet sent
+        self.pending_cost = 0.0
+        self.unprepared = len(batch.samples)
+        self.prepared_cost = 0.0  # estimated work of the leaders prepared so far
+        self.feeding = True
         self.running = 0
         self.cond: asyncio.Condition | None = None
 
     async def run(self) -> None:
-        batch, todo = self.batch, self.todo
-        chunks = split(todo, self._costs(todo), self._n_chunks(len(todo))) if todo else []
-        if chunks:
-            self.queue.extend(chunks)
-            self.cond = asyncio.Condition()
-            slots = list(self.pool.slots)
-            await asyncio.gather(*(self._lane(slot) for slot in slots for _ in range(_LANES_PER_ACTOR)))
-        while self.queue:  # every actor gave up: what is left fails
-            chunk = self.queue.popleft()
-            failure = Score.failure(Status.INFRA_ERROR, "no Ray actor is available (all failed to start)")
-            for i in chunk.idxs:
-                self._complete(i, failure, 0.0)
-        batch.extra.update(actors=self.executor.num_actors, chunks=len(chunks), resubmitted=self.resubmitted)
+        batch = self.batch
+        self.cond = asyncio.Condition()
+        slots = list(self.pool.slots)
+        lanes = [asyncio.ensure_future(self._lane(slot)) for slot in slots for _ in range(_LANES_PER_ACTOR)]
+        try:
+            await self._feed()
+            await asyncio.gather(*lanes)
+        except BaseException:
+            for lane in lanes:
+                lane.cancel()
+            raise
+        failure = Score.failure(Status.INFRA_ERROR, "no Ray actor is available (all failed to start)")
+        left = [i for chunk in self.queue for i in chunk.idxs] + [i for i, _ in self.pending]
+        self.queue.clear()
+        self.pending.clear()
+        for i in left:  # every actor gave up: what is left fails
+            self._complete(i, failure, 0.0)
+        batch.extra.update(actors=self.executor.num_actors, chunks=self.chunks, resubmitted=self.resubmitted)
+        self.executor.costs.learn(self.seen)
 
-    def _n_chunks(self, n: int) -> int:
-        live: int = self.pool.live
-        return max(1, min(n, max(1, live) * _CHUNKS_PER_ACTOR))
+    async def _feed(self) -> None:
+        """Prepare the batch part by part (in one part with a result cache, see ``Batch.prepare_part``), handing
+        each part's leaders to the lanes before the next part is prepared."""
+        batch, cond = self.batch, self.cond
+        assert cond is not None
+        n = len(batch.samples)
+        sizes = iter([n] if n else []) if batch.runner.cache.enabled else part_sizes(n)
+        start = 0
+        for size in sizes:
+            todo = batch.prepare_part(range(start, start + size), self.executor.driver_quick)
+            start += size
+            costs = self._costs(todo)
+            async with cond:
+                self.pending.extend(zip(todo, costs, strict=True))
+                total = sum(costs)
+                self.pending_cost += total
+                self.prepared_cost += total
+                self.unprepared -= size
+                self.feeding = start < n
+                cond.notify_all()
+            await asyncio.sleep(0)  # the lanes send what is ready before the next part is prepared
+        async with cond:
+            self.feeding = False
+            cond.notify_all()
 
     def _costs(self, idxs: list[int]) -> list[float]:
-        batch = self.batch
-        return [cost(batch.plans[i].scorer, batch.samples[i]) for i in idxs]
+        """Each leader's estimated work: its size times the seconds per unit of size its scorer took in
+        earlier batches (see :class:`CostModel`)."""
+        batch, model = self.batch, self.executor.costs
+        out = []
+        for i in idxs:
+            scorer = batch.plans[i].scorer
+            box = self._boxes.get(id(scorer))
+            if box is None:
+                box = self._boxes[id(scorer)] = self.executor.scorer_box(scorer)
+            self.tokens[i] = box
+            units = self.units[i] = cost(scorer, batch.samples[i])
+            out.append(units * model.rate(box[0]))
+        return out
+
+    def _expected(self) -> float:
+        """Estimated work the unprepared samples will add, at the rate per sample prepared so far."""
+        prepared = len(self.batch.samples) - self.unprepared
+        return self.unprepared * (self.prepared_cost / prepared) if prepared else 0.0
+
+    def _floor(self) -> float:
+        """The least work a chunk takes: 1 / (_MIN_SHARE x live actors) of the batch's estimated work."""
+        return (self.prepared_cost + self._expected()) / (_MIN_SHARE * max(1, self.pool.live))
+
+    def _target(self) -> float:
+        """The estimated work of the next chunk: about 1 / (_GUIDED x live actors) of the work left (pending plus
+        expected), and no less than :meth:`_floor`."""
+        left = self.pending_cost + self._expected()
+        return max(left / (_GUIDED * max(1, self.pool.live)), self._floor())
+
+    def _cut(self) -> Chunk | None:
+        """The next chunk from the pending leaders (in input order); None while too little is prepared yet."""
+        if not self.pending:
+            return None
+        target = self._target()
+        if (
+            self.feeding and self.pending_cost < self._floor()
+        ):  # a chunk worth a call, then as much as is ready
+            return None
+        idxs: list[int] = []
+        total = 0.0
+        while self.pending and (not idxs or total < target):
+            i, c = self.pending.popleft()
+            idxs.append(i)
+            total += c
+        self.pending_cost = max(0.0, self.pending_cost - total)
+        self.chunks += 1
+        return Chunk(idxs, total)
 
     async def _take(self) -> Chunk | None:
-        assert self.cond is not None
-        async with self.cond:
-            await self.cond.wait_for(lambda: bool(self.queue) or self.running == 0)
-            if not self.queue:
-                return None
-            self.running += 1
-            return self.queue.popleft()
+        cond = self.cond
+        assert cond is not None
+        async with cond:
+            while True:
+                chunk = self.queue.popleft() if self.queue else self._cut()
+                if chunk is not None:
+                    self.running += 1
+                    return chunk
+                if not self.feeding and not self.pending and self.running == 0:
+                    return None
+                await cond.wait()
 
     async def _put_back(self, chunks: Sequence[Chunk]) -> None:
         assert self.cond is not None
@@ -157,6 +263,9 @@ class Lanes:
         self.batch.ctx.retries += retries
         for i, score, exec_s in zip(idxs, scores, exec_times, strict=True):
             self._complete(i, score, exec_s)
+            seen = self.seen.setdefault(self.tokens[i][0], [0.0, 0.0])
+            seen[0] += exec_s
+            seen[1] += self.units[i]
         return []
 
     def _unsendable(self, chunk: Chunk, exc: BaseException) -> list[Chunk]:
@@ -189,6 +298,34 @@ class Lanes:
 # helpers
 
 
+class CostModel:
+    """Seconds of execution per unit of a sample's size (:func:`cost`), learned per scorer from the batches it
+    scored (an even mix of the last batch and what was known before). A scorer not seen yet is given the mean
+    rate of the scorers seen (1.0 when none were): work then splits by size, as the estimate alone would.
+    Process and thread work, whose samples cost the most per character, so weighs as what it is."""
+
+    def __init__(self, keep: int = 256) -> None:
+        self._rates: dict[str, float] = {}
+        self._keep = keep
+
+    def rate(self, token: str) -> float:
+        rate = self._rates.get(token)
+        if rate is not None:
+            return rate
+        return sum(self._rates.values()) / len(self._rates) if self._rates else 1.0
+
+    def learn(self, seen: dict[str, list[float]]) -> None:
+        """Fold in one batch's ``{token: [seconds executed, units]}``."""
+        for token, (seconds, units) in seen.items():
+            if units <= 0 or not math.isfinite(seconds) or seconds < 0:
+                continue
+            new = max(seconds / units, 1e-12)
+            old = self._rates.pop(token, None)
+            self._rates[token] = new if old is None else (old + new) / 2
+        while len(self._rates) > self._keep:
+            del self._rates[next(iter(self._rates))]
+
+
 def cost(scorer: Scorer, sample: Sample) -> float:
     """Estimated cost of scoring ``sample``: ``scorer.cost(sample)`` when defined, else by length."""
     hook = getattr(scorer, "cost", None)
@@ -200,17 +337,3 @@ def cost(scorer: Scorer, sample: Sample) -> float:
         except Exception:
             pass
     return _BASE_COST + len(sample.response)
-
-
-def split(idxs: list[int], costs: list[float], n: int) -> list[Chunk]:
-    """``n`` chunks of about equal total cost (longest first onto the lightest); each keeps input order."""
-    n = max(1, min(n, len(idxs)))
-    heap = [(0.0, k) for k in range(n)]
-    members: list[list[int]] = [[] for _ in range(n)]
-    totals = [0.0] * n
-    for cost, i in sorted(zip(costs, idxs, strict=True), key=lambda p: (-p[0], p[1])):
-        total, k = heapq.heappop(heap)
-        members[k].append(i)
-        totals[k] = total + cost
-        heapq.heappush(heap, (totals[k], k))
-    return [Chunk(sorted(m), totals[k]) for k, m in enumerate(members) if m]

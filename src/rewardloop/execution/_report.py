@@ -21,7 +21,6 @@ from ._cache import LRUCache
 __all__ = [
     "CACHEABLE",
     "Done",
-    "Groups",
     "Inflight",
     "ResultCache",
     "batch_stats",
@@ -30,7 +29,6 @@ __all__ = [
     "failure_error",
     "finish_batch",
     "finish_with_copies",
-    "group_duplicates",
     "report",
 ]
 
@@ -94,41 +92,6 @@ def _percentile(values: Sequence[float], pct: float) -> float | None:
     ordered = sorted(values)
     rank = max(1, math.ceil(pct / 100 * len(ordered)))
     return round(ordered[rank - 1], 6)
-
-
-@dataclass
-class Groups:
-    """A batch split by de-duplication key: what to score, cache hits, and the copies of each leader."""
-
-    todo: list[int]
-    hits: list[tuple[int, Score]]
-    followers: dict[int, list[int]]
-    unique: int
-    cache_hits: int
-
-
-def group_duplicates(
-    keys: Sequence[str | None], dedup: bool, cached: Callable[[str | None], Score | None]
-) -> Groups:
-    """Group samples by key (None: never grouped). With ``dedup``, the first sample of a key leads and the
-    rest follow it; each leader is then a cache hit or work to do. Shared by Runner and RayRunner."""
-    leaders: dict[str, int] = {}
-    groups = Groups([], [], {}, 0, 0)
-    for i, key in enumerate(keys):
-        if key is not None and dedup:
-            lead = leaders.get(key)
-            if lead is not None:
-                groups.followers.setdefault(lead, []).append(i)
-                continue
-            leaders[key] = i
-        groups.unique += 1
-        hit = cached(key)
-        if hit is not None:
-            groups.cache_hits += 1
-            groups.hits.append((i, hit))
-        else:
-            groups.todo.append(i)
-    return groups
 
 
 def copy_score(score: Score, **info: Any) -> Score:
@@ -228,7 +191,9 @@ class Inflight:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: dict[str, concurrent.futures.Future] = {}
+        self._running: dict[
+            str, concurrent.futures.Future[Score | None]
+        ] = {}  # None: the first was cancelled
 
     async def run(self, key: str | None, score: Callable[[], Awaitable[Score]]) -> Score:
         if key is None:

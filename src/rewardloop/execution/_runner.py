@@ -42,7 +42,8 @@ the cache, whole-share dispatch (group scorers, composites), statuses, stats and
 leaders of a batch are scored is the executor's job (``executor=``): :class:`~._local.LocalExecutor` (the default:
 the event loop, threads, a worker pool; ``limiter=`` and ``pool=`` configure it) or
 :class:`~._ray.RayExecutor` (Ray actors, each running a local runner; :class:`~._ray.RayRunner` is this class over
-it). An executor has ``driver_quick(plan)``, ``await execute(batch, todo)``,
+it). An executor has ``driver_quick(plan)``, ``await execute(batch)`` (it calls ``batch.prepare(...)``, or
+``batch.prepare_part(...)`` part by part to start on the first leaders while the rest are prepared),
 ``await submit(plan, sample, ctx) -> Done``, ``await run_groups(runner, scorer, samples, on_done)``,
 ``await submit_group(runner, scorer, sample)``, ``refuse_gathering(reason)``, ``pool_stats()``,
 ``after_fork()`` and ``close()``.
@@ -63,7 +64,7 @@ from ..errors import ConfigError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
 from ._attempt import Budget, Context, Plan, StreamBudget, make_plan, run_quick, wants_quick
-from ._batch import Batch
+from ._batch import Batch, Executor
 from ._cache import sample_key, scorer_fingerprint
 from ._config import RunnerConfig
 from ._limits import Limiter
@@ -101,7 +102,7 @@ class Runner(RunnerFacade):
         self,
         config: RunnerConfig | Mapping[str, Any] | None = None,
         *,
-        executor: Any = None,
+        executor: Executor | None = None,
         limiter: Limiter | None = None,
         pool: WorkerPool | None = None,
         **overrides: Any,
@@ -112,7 +113,7 @@ class Runner(RunnerFacade):
         elif limiter is not None or pool is not None:
             raise ConfigError("limiter= and pool= configure the local executor; not allowed with executor=")
         self.config: RunnerConfig = config
-        self.executor = executor
+        self.executor: Executor = executor
         self.cache = ResultCache(config.cache_size)
         self._stream_budget = StreamBudget(config.retry_budget)
         self._lock = threading.Lock()
@@ -155,8 +156,7 @@ class Runner(RunnerFacade):
             return whole
         ctx = Context(t0=t0, budget=Budget(self.config.retry_budget))
         batch = Batch(self, samples, [plans[id(sc)] for sc in scorers], ctx, on_done)
-        todo = batch.prepare(self.executor.driver_quick)
-        await self.executor.execute(batch, todo)
+        await self.executor.execute(batch)
         return batch.report(self.config.on_error)
 
     async def submit(self, scorer: ScorerLike, sample: Sample) -> Score:
@@ -170,10 +170,10 @@ class Runner(RunnerFacade):
         t0 = time.perf_counter()
         self._check_usable()
         check_samples([sample])
-        scorer = resolve_scorer_like(scorer)
-        score = await submit_whole(self, scorer, sample)  # a group member waits for its group
+        resolved = resolve_scorer_like(scorer)
+        score = await submit_whole(self, resolved, sample)  # a group member waits for its group
         if score is None:
-            plan = self._stream_plan(scorer)
+            plan = self._stream_plan(resolved)
             key = sample_key(plan.fingerprint, sample) if plan.fingerprint is not None else None
             score = self.cache.get(key)
             if score is None:

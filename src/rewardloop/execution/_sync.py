@@ -87,20 +87,21 @@ class LoopThread:
 
 
 def run_in_fresh_thread(coro: Coroutine[Any, Any, T]) -> T:
-    box: dict[str, Any] = {}
+    results: list[T] = []
+    errors: list[BaseException] = []
 
     def main() -> None:
         try:
-            box["result"] = asyncio.run(coro)
+            results.append(asyncio.run(coro))
         except BaseException as exc:
-            box["error"] = exc
+            errors.append(exc)
 
     thread = threading.Thread(target=main, name="rewardloop-runner-nested", daemon=True)
     thread.start()
     thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
 # ----------------------------------------------------------------------------------------------------

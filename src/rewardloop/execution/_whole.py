@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol
 
 from ..errors import ScoringError
 from ..scorers import GroupScorer, Scorer
 from ..types import Sample, Score, ScoreBatch
 from ._cache import scorer_identity
+from ._config import RunnerConfig
 from ._report import Done, report
 
 __all__ = ["run_whole", "submit_whole", "wants_whole_batch"]
@@ -27,29 +28,51 @@ OnDone = Callable[[int], None] | None
 _WholeCall = Callable[[list[Sample], OnDone], Awaitable[ScoreBatch]]
 
 
+class WholeRunner(Protocol):
+    """What this module needs of a runner (:class:`~rewardloop.execution.Runner`)."""
+
+    @property
+    def config(self) -> RunnerConfig: ...
+
+    async def run(self, scorer: Any, samples: Iterable[Sample], *, on_done: OnDone = None) -> ScoreBatch: ...
+
+    async def run_groups(
+        self, scorer: GroupScorer, samples: Sequence[Sample], *, on_done: OnDone = None
+    ) -> ScoreBatch: ...
+
+    async def submit_group(self, scorer: GroupScorer, sample: Sample) -> Score: ...
+
+
 def wants_whole_batch(scorer: Scorer) -> bool:
     """Whether ``scorer`` must get its whole share of a batch in one call (group scorers, composites)."""
     return isinstance(scorer, GroupScorer) or getattr(scorer, "run_with_runner", None) is not None
 
 
-def _whole_call(runner: Any, scorer: Scorer) -> _WholeCall:
+def _whole_call(runner: WholeRunner, scorer: Scorer) -> _WholeCall:
     if isinstance(scorer, GroupScorer):
         return lambda samples, on_done: runner.run_groups(scorer, samples, on_done=on_done)
     hook = scorer.run_with_runner  # type: ignore[attr-defined]
     return lambda samples, on_done: hook(runner, samples, on_done=on_done)
 
 
-async def submit_whole(runner: Any, scorer: Scorer, sample: Sample) -> Score | None:
+async def submit_whole(runner: WholeRunner, scorer: Scorer, sample: Sample) -> Score | None:
     """Stream one sample of a group scorer (it waits for its group) or of a composite (each component
     submitted); None for any other scorer."""
     if isinstance(scorer, GroupScorer):
         return await runner.submit_group(scorer, sample)
     hook = getattr(scorer, "submit_with_runner", None)
-    return None if hook is None else await hook(runner, sample)
+    if hook is None:
+        return None
+    score = await hook(runner, sample)
+    if not isinstance(score, Score):
+        raise TypeError(
+            f"{type(scorer).__name__}.submit_with_runner returned {type(score).__name__}, not a Score"
+        )
+    return score
 
 
 async def run_whole(
-    runner: Any, scorers: Sequence[Scorer], samples: list[Sample], on_done: OnDone
+    runner: WholeRunner, scorers: Sequence[Scorer], samples: list[Sample], on_done: OnDone
 ) -> ScoreBatch | None:
     """The batch, when some of its scorers want whole shares (else None): each such scorer gets all of its
     samples in one call, the rest runs through ``runner.run``; results merged in input order."""
@@ -86,7 +109,7 @@ async def run_whole(
     for idxs, batch in parts:
         for j, i in enumerate(idxs):
             rows[i] = Done(
-                batch[j],
+                _in_batch(batch[j], idxs),
                 batch.queue_s[j] if batch.queue_s else 0.0,
                 batch.exec_s[j] if batch.exec_s else 0.0,
             )
@@ -98,3 +121,11 @@ async def run_whole(
         retries=sum(int(b.stats.get("retries", 0) or 0) for _, b in parts),
         on_error=runner.config.on_error,
     )
+
+
+def _in_batch(score: Score, idxs: list[int]) -> Score:
+    """A share's score with ``info["dedup_of"]`` (a position in the share) made a position in the whole batch."""
+    lead = score.info.get("dedup_of")
+    if not isinstance(lead, int) or isinstance(lead, bool) or not 0 <= lead < len(idxs):
+        return score
+    return Score(score.value, score.status, score.metrics, {**score.info, "dedup_of": idxs[lead]})

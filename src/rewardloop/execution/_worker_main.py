@@ -176,7 +176,7 @@ def _serve_one(conn: Connection, memory_high: Callable[[], bool] | None = None) 
     return True
 
 
-def _run_task(fn: Callable[..., Any], args: tuple, kwargs: dict) -> bytes:
+def _run_task(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
     oom_tb = None
     try:
         result = fn(*args, **kwargs)

@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -112,7 +113,7 @@ class PoolStats:
 class Task:
     __slots__ = ("claimed", "future", "name", "payload", "timeout")
 
-    def __init__(self, future: Future, payload: bytes, timeout: float | None, name: str) -> None:
+    def __init__(self, future: Future[Any], payload: bytes, timeout: float | None, name: str) -> None:
         self.future = future
         self.payload = payload
         self.timeout = timeout
@@ -175,9 +176,13 @@ class Worker:
         """Ask an idle worker to exit; it is killed if it has not within the grace period."""
         self.state, self.expected_exit = STOPPING, True
         self.state_deadline = time.monotonic() + grace_s
+        conn = self.conn
+        if conn is None:  # no pipe to ask through
+            killpg(self.pid)
+            return
         try:
-            self.conn.send_bytes(STOP)
-        except (OSError, AttributeError):
+            conn.send_bytes(STOP)
+        except OSError:
             killpg(self.pid)
 
     def close_conn(self) -> None:
@@ -207,7 +212,7 @@ def start_time(message: bytes, sent_at: float) -> float:
 
 
 def open_pidfd(pid: int) -> int | None:
-    opener = getattr(os, "pidfd_open", None)
+    opener: Callable[[int], int] | None = getattr(os, "pidfd_open", None)
     if opener is None:
         return None
     try:
@@ -288,7 +293,7 @@ def resolve_reply(w: Worker, task: Task, data: bytes, memory_limit_mb: int | Non
     """Resolve a task's future from the worker's reply; return the reply kind (``"oom"``: count it)."""
     try:
         msg = pickle.loads(data)
-        kind = msg[0]
+        kind: str = msg[0]
     except Exception as exc:
         fail_task(
             w, task, ScoringError(f"the reply of {task.name} cannot be unpickled in the caller: {exc!r}")
@@ -317,6 +322,7 @@ def resolve_reply(w: Worker, task: Task, data: bytes, memory_limit_mb: int | Non
 
 
 def rebuild_exception(task: Task, blob: bytes, tb: str) -> BaseException:
+    exc: object
     try:
         exc = pickle.loads(blob)
     except Exception as load_error:

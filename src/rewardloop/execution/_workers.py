@@ -154,7 +154,7 @@ class WorkerPool:
         # shared with callers, guarded by _lock
         self._lock = threading.Lock()
         self._queue: deque[Task] = deque()
-        self._to_cancel: list[Future] = []
+        self._to_cancel: list[Future[Any]] = []
         self._closing = False
         self._close_now = False
         self._thread: threading.Thread | None = None
@@ -179,7 +179,7 @@ class WorkerPool:
 
     def submit(
         self, fn: Callable[..., T], /, *args: Any, timeout: float | None = None, **kwargs: Any
-    ) -> Future:
+    ) -> Future[T]:
         """Queue ``fn(*args, **kwargs)`` for a worker; return a :class:`concurrent.futures.Future`.
 
         ``timeout`` (seconds, None = no deadline) counts from the moment a worker starts the task. The
@@ -191,7 +191,7 @@ class WorkerPool:
         """
         timeout = check_timeout(timeout)
         self._check_usable()
-        future: Future = Future()
+        future: Future[T] = Future()
         name = describe(fn)
         try:
             payload = pickle.dumps((fn, args, kwargs), PICKLE)
@@ -238,7 +238,7 @@ class WorkerPool:
             self.cancel(future)
             raise
 
-    def cancel(self, future: Future) -> bool:
+    def cancel(self, future: Future[Any]) -> bool:
         """Stop a task submitted to this pool: drop it if queued, kill its worker if running.
 
         Returns False when the task had already finished.
@@ -388,8 +388,11 @@ class _Dispatcher:
         return any(w.state == BUSY for w in self.workers)
 
     def _drain_wake(self) -> None:
+        wake_r = self.pool._wake_r
+        if wake_r is None:  # the pipe was never made
+            return
         with contextlib.suppress(BlockingIOError):
-            while os.read(self.pool._wake_r, 4096):
+            while os.read(wake_r, 4096):
                 pass
         # Cleared after draining and before the dispatcher looks at the queue: anything queued before
         # this point is seen by this pass, anything after writes a fresh byte.
@@ -546,14 +549,12 @@ class _Dispatcher:
                 # reported (a booting worker's as a start-up failure).
                 killpg(w.pid)
                 w.state_deadline = math.inf if w.pidfd is not None else now + _POLL_S
-            elif w.state == BUSY and w.task is not None:
-                task = w.task
+            elif w.state == BUSY and w.task is not None and w.task.timeout is not None:  # (no deadline: inf)
+                task, timeout = w.task, w.task.timeout
                 if w.started_at is None:
-                    what = (
-                        f"did not start within {task.timeout + LOAD_ALLOWANCE_S:g} s (loading the task hung)"
-                    )
+                    what = f"did not start within {timeout + LOAD_ALLOWANCE_S:g} s (loading the task hung)"
                 else:
-                    what = f"ran past its {task.timeout:g} s deadline"
+                    what = f"ran past its {timeout:g} s deadline"
                 err = ScoringTimeout(f"{task.name} {what}; worker {w.pid} was killed")
                 self._kill(w, err, "killed_timeout")
         if any(w.pidfd is None for w in self.workers):
@@ -561,7 +562,7 @@ class _Dispatcher:
                 if w.state != DEAD and w.process.exitcode is not None:
                     self._on_exit(w)
 
-    def _cancel_running(self, future: Future) -> None:
+    def _cancel_running(self, future: Future[Any]) -> None:
         for w in self.workers:
             if w.state == BUSY and w.task is not None and w.task.future is future:
                 err = CancelledError(f"{w.task.name} was cancelled while running; worker {w.pid} was killed")
@@ -620,9 +621,10 @@ class _Dispatcher:
         """Runs in the dispatcher thread when it ends: fail what is left, stop and reap every worker."""
         for w in list(self.workers):
             if w.state == BUSY:
+                name = w.task.name if w.task is not None else "a task"
                 self._kill(
                     w,
-                    CancelledError(f"the WorkerPool was closed while {w.task.name} ran"),
+                    CancelledError(f"the WorkerPool was closed while {name} ran"),
                     "killed_cancelled",
                 )
             elif w.state in (BOOTING, IDLE):
