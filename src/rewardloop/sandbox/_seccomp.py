@@ -16,6 +16,13 @@ per-process limit counts (red-team round 3, p03/p04 and p05/p33, and their varia
   message queues outside a cgroup v1 memory cap without kernel-memory accounting).
 - ``io_uring_setup``/``_enter``/``_register``: io_uring creates and connects sockets and opens files
   without the system calls this filter sees.
+- ``inotify_init``/``inotify_init1``/``fanotify_init``: a watch on a visible host file would report the
+  host's (and concurrent runs') accesses to it, an event channel into the run (breaker round 5).
+- file locks are no-ops that succeed: ``flock`` and ``fcntl`` ``F_SETLK``/``F_SETLKW``/``F_OFD_SETLK``/
+  ``F_OFD_SETLKW`` return 0 without taking a lock, so a lock a run takes on a visible host file (read-only
+  is enough for a read lock) can neither stall a host writer nor signal a concurrent run (breaker round
+  5). A program's own locking (sqlite in its working directory) still "succeeds"; a run is one program, so
+  nothing it needs is lost. ``F_GETLK`` stays: it only reads.
 - ``setrlimit``/``prlimit64`` of ``RLIMIT_CORE``: runs keep RLIMIT_CORE = 1, the value for which the
   kernel starts no pipe ``core_pattern`` helper (apport, systemd-coredump) and writes no core file.
 - optionally ``unshare``/``clone`` with ``CLONE_NEWUSER`` (a user namespace of its own lets a program
@@ -50,6 +57,7 @@ _ERRNO = 0x00050000
 _AF_UNIX, _SOCK_DGRAM, _SOCK_TYPE_MASK = 1, 2, 0xF
 _MAP_SHARED_ANON = 0x01 | 0x20  # MAP_SHARED (also set in MAP_SHARED_VALIDATE) | MAP_ANONYMOUS
 _RLIMIT_CORE = 4
+_F_SETLK, _F_SETLKW, _F_OFD_SETLK, _F_OFD_SETLKW = 6, 7, 37, 38
 _CLONE_NEWUSER = 0x10000000
 _X32_BIT = 0x40000000
 
@@ -81,6 +89,10 @@ _GENERIC = {
     "unshare": 97,
     "clone": 220,
     "clone3": 435,
+    "inotify_init1": 26,
+    "fanotify_init": 262,
+    "flock": 32,
+    "fcntl": 25,
 }
 _ARCHES = {
     "x86_64": _Arch(
@@ -105,6 +117,11 @@ _ARCHES = {
             "unshare": 272,
             "clone": 56,
             "clone3": 435,
+            "inotify_init": 253,
+            "inotify_init1": 294,
+            "fanotify_init": 300,
+            "flock": 73,
+            "fcntl": 72,
         },
         x32=True,
     ),
@@ -124,6 +141,9 @@ _DENIED = (
     "io_uring_setup",
     "io_uring_enter",
     "io_uring_register",
+    "inotify_init",
+    "inotify_init1",
+    "fanotify_init",
 )
 
 
@@ -155,6 +175,11 @@ class _Program:
 
 def _deny() -> tuple[int, int, int, int]:
     return (_RET_K, 0, 0, _ERRNO | errno.EPERM)
+
+
+def _no_op() -> tuple[int, int, int, int]:
+    """Return 0 without running the call (``SECCOMP_RET_ERRNO`` with errno 0)."""
+    return (_RET_K, 0, 0, _ERRNO | 0)
 
 
 def _allow() -> tuple[int, int, int, int]:
@@ -217,6 +242,20 @@ def filter_program(deny_user_namespaces: bool, machine: str | None = None) -> by
             (_JEQ_K, 1, 0, 0),
             _deny(),
             _allow(),
+        ],
+    )
+    p.rule(calls["flock"], [_no_op()])
+    # fcntl(fd, cmd, ...): cmd is an int, its low word; the four lock-setting commands are no-ops
+    p.rule(
+        calls["fcntl"],
+        [
+            (_LD_W_ABS, 0, 0, _arg_lo(1)),
+            (_JEQ_K, 4, 0, _F_SETLK),
+            (_JEQ_K, 3, 0, _F_SETLKW),
+            (_JEQ_K, 2, 0, _F_OFD_SETLK),
+            (_JEQ_K, 1, 0, _F_OFD_SETLKW),
+            _allow(),
+            _no_op(),
         ],
     )
     if deny_user_namespaces:
