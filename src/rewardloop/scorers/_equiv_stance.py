@@ -38,6 +38,7 @@ __all__ = [
     "as_bound",
     "bound_of",
     "disowned_later",
+    "negated_lead",
     "phrase_bound",
     "stance_denied",
     "tentative",
@@ -1560,6 +1561,14 @@ def phrase_bound(answer: str) -> str | None:
     end = re.match(r"[-\d.,$\\{}^_/]+", answer[v.start() :])
     stop = v.start() + (end.end() if end else 1)
     return bound_of(answer, (v.start(), stop))
+
+
+def negated_lead(answer: str) -> bool:
+    """An answer phrase's answer opens with a negation of the value after it ("Đáp án: không phải 5")."""
+    m = re.search(r"[-\d$\\(]", answer)
+    if m is None or m.start() == 0:
+        return False
+    return _negated_before(answer[: m.start()])
 
 
 def trailing_marks(answer: str) -> tuple[str, bool]:
