@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from ._equiv_afterword import taken_back
 from ._equiv_markers import ANSWER_HEADING, ANSWER_LINE, RESULT_LINE, may_have_marker
 from ._equiv_stance import (
     as_bound,
@@ -325,6 +326,9 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
         return negated
     if disowned_later(tail):
         return (*negated[:-1], True)  # "That quote from the forum is wrong", "I could not solve it"
+    end = spans[-1][1]
+    if taken_back(tail, text[spans[-1][0] : end], len(text) - end <= _RETRACTION_WINDOW):
+        return (*negated[:-1], True)  # "\\boxed{5}. Strike that.", "(withdrawn)", "s/5/7/", "..., but"
     if not _RETRACTION.search(tail):
         return negated
     if _CONFIRMS.search(tail) and not _DOUBTS.search(tail):
