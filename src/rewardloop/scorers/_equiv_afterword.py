@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["taken_back"]
+__all__ = ["footnote_denies", "taken_back", "unchecked_item"]
 
 _OPEN = r"^[\s$.,;:!)\]}]*(?:[\u2014\u2013\-(\[]|\\\(|\\\[)?[\s$]*"
 _RETRACT_VERB = (
@@ -35,9 +35,10 @@ _STATUS = (
     r"to\s+be\s+(?:computed|confirmed|determined|checked|verified|done|decided|filled\s+in)|"
     r"(?:a\s+)?joke(?:\s+answer)?|just\s+joking|joking|kidding|j/?k|lol\b|lmao|rofl|/s(?![\w/])|"
     r"said\s+no\s*(?:one|body)\s+ever|ctrl\s*\+\s*z|(?:\^H)+|"
+    r"(?:(?:ha){2,}h?|he(?:he)+|lol)[\s,!]+(?:just\s+)?(?:kidding|jk|joking)|"
     r"(?:0|zero)\s*/\s*(?:10|100|5)\b|\(?F\)?(?=\s*$)|"
     r"(?:calculator|rounding|arithmetic|computer|copy(?:ing)?|transcription|sign)\s+(?:glitch|error|slip|mistake)"
-    r"|glitch|typo|slip)"
+    r"|(?:a|an|my)?\s*(?:glitch|typo|slip(?:\s+of\s+the\s+\w+)?)(?=\s*[.!)\]]|\s*$))"
 )
 _BLAME = (
     r"(?:(?:above|here|there)\s+)?(?:"
@@ -54,11 +55,11 @@ _BLAME = (
 )
 _VERDICT = re.compile(_OPEN + r"(?:" + _RETRACT_VERB + r"|" + _STATUS + r"|" + _BLAME + r")", re.IGNORECASE)
 _CARET = re.compile(
-    r"^\s*\n\s*(?:\^|\u2191|\u2b06\ufe0f?|\u261d\ufe0f?|\U0001f446)\s*(?:(?:that|this|it)(?:'s|\s+is)?\s+)?"
+    r"^[\s$]*\n\s*(?:\^|\u2191|\u2b06\ufe0f?|\u261d\ufe0f?|\U0001f446)\s*(?:(?:that|this|it)(?:'s|\s+is)?\s+)?"
     r"(?:should|wrong|incorrect|typo|mistake|error|is\s+wrong|not\b|was\s+meant)",
     re.IGNORECASE,
 )
-_STAR_FIX = re.compile(r"^\s*\n[ \t]*\*(?![*\s])[^\s*]{1,24}[ \t]*(?:\n|$)")
+_STAR_FIX = re.compile(r"^[\s$]*\n[ \t]*\*(?![*\s])[^\s*]{1,24}[ \t]*(?:\n|$)")
 _SED = re.compile(r"(?:^|\n)[ \t]*s/([^/\n]{1,30})/([^/\n]{0,30})/[gi]*[ \t]*(?:\n|$)")
 _CONTRAST_END = re.compile(
     r"(?:^|[\s,.;:\u2014\u2013(])(?:but|however|although|though|unless|only\s+if|if|provided(?:\s+that)?|"
@@ -86,3 +87,48 @@ def taken_back(tail: str, value: str, at_end: bool) -> bool:
         if short and len(short) <= 60 and not _ENDED.search(short) and _CONTRAST_END.search(short):
             return True
     return False
+
+
+# a footnote mark right after the answer: "[^1]", "†", "¹", "[1]", "\\footnotemark"
+_FOOTMARK = re.compile(r"^[\s$.]*(\[\^[\w-]{1,12}\]|[\u2020\u2021\u00a7\u00b6*]|[\u00b9\u00b2\u00b3\u2070-\u2079]+|\[\d{1,3}\]|\\footnotemark)")
+_FOOT_DENIAL = re.compile(
+    r"^\W{0,4}(?:this|that|it|the\s+(?:value|answer|number|result))?\s*(?:(?:is|was)\s+)?(?:\w+\s+){0,3}?"
+    r"(?:wrong|incorrect|false|invalid|mistaken|erroneous|bogus|not\s+(?:correct|right|true|valid|the\s+answer)|"
+    r"known\s+to\s+be\s+(?:wrong|incorrect|false))\b",
+    re.IGNORECASE,
+)
+
+
+def footnote_denies(tail: str) -> bool:
+    """The answer carries a footnote mark and the footnote it points to denies it ("[^1]: This is not correct")."""
+    m = _FOOTMARK.match(tail)
+    if m is None:
+        return False
+    mark = m.group(1)
+    rest = tail[m.end() :]
+    if mark == "\\footnotemark":
+        body = re.search(r"\\footnotetext(?:\[\d+\])?\{([^{}]{0,200})", rest)
+        return body is not None and _FOOT_DENIAL.match(body.group(1)) is not None
+    for line in rest.split("\n"):
+        line = line.strip()
+        if line.startswith(mark):
+            return _FOOT_DENIAL.match(line[len(mark) :].lstrip(" :")) is not None
+    return False
+
+
+# list items with a selection state: an empty box or radio button, and a ticked or filled one
+_EMPTY_ITEM = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\[ \]|\( \)|[\u2610\u25cb\u25ef\u25a1\u2b1c\u25fb\u26aa]|\U0001f532|\U0001f533)", re.MULTILINE)
+_TICKED_ITEM = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?(?:\[[xX\u2713\u2714\u2717*]\]|\((?:x|X|\u2022|\*|\u2713)\)|"
+    r"[\u2611\u2612\u25cf\u25c9\u25a0\u2b1b\u2705\u2714\u2713\u26ab])",
+    re.MULTILINE,
+)
+
+
+def unchecked_item(text: str, start: int) -> bool:
+    """The answer at ``start`` sits in a list item left unselected while another item of the list is ticked."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if not _EMPTY_ITEM.match(text, line_start, start):
+        return False
+    near = text[max(0, line_start - 300) : start + 300]
+    return _TICKED_ITEM.search(near) is not None

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from ._equiv_afterword import taken_back
+from ._equiv_afterword import footnote_denies, taken_back
 from ._equiv_markers import ANSWER_HEADING, ANSWER_LINE, RESULT_LINE, may_have_marker
 from ._equiv_stance import (
     as_bound,
@@ -327,6 +327,8 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
     if disowned_later(tail):
         return (*negated[:-1], True)  # "That quote from the forum is wrong", "I could not solve it"
     end = spans[-1][1]
+    if any(footnote_denies(text[k:]) for k in range(max(spans[-1][0], end - 4), end)) or footnote_denies(tail):
+        return (*negated[:-1], True)  # "Answer: 5¹ ... ¹ Wrong: ..."
     if taken_back(tail, text[spans[-1][0] : end], len(text) - end <= _RETRACTION_WINDOW):
         return (*negated[:-1], True)  # "\\boxed{5}. Strike that.", "(withdrawn)", "s/5/7/", "..., but"
     if not _RETRACTION.search(tail):

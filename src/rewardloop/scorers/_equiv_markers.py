@@ -17,7 +17,7 @@ import re
 import sys
 import unicodedata
 
-__all__ = ["ANSWER_LINE", "ANSWER_HEADING", "RESULT_LINE", "COLONS", "may_have_marker"]
+__all__ = ["ANSWER_HEADING", "ANSWER_LINE", "COLONS", "RESULT_LINE", "may_have_marker"]
 
 # words meaning "answer" (with the article where the language glues it on: الإجابة, התשובה)
 ANSWER_WORDS = (
