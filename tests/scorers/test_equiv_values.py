@@ -400,11 +400,12 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
         ],
     ),
     # a response that redefines a command is not read as written
-    "redefined_macro": (
+    "tex_redefinition": (
         [
             ("5", "\\renewcommand{\\arraystretch}{1.5} $\\boxed{5}$"),
             ("5", "We let $x = 5$, so $\\boxed{5}$"),
             ("5", "\\newcommand{\\ans}{7} $\\boxed{5}$"),
+            ("5", "\\setlength{\\jot}{4pt} \\renewcommand{\\jot}{4pt} $\\boxed{5}$"),
         ],
         [
             ("5", "\\renewcommand{\\boxed}[1]{\\fbox{7}} $\\boxed{5}$"),
@@ -413,6 +414,9 @@ TABLES: dict[str, tuple[list[tuple[str, ...]], list[tuple[str, ...]]]] = {
             ("5", "\\let\\boxed\\fbox $\\boxed{5}$"),
             ("5", "\\newcommand{\\ans}{5} $\\boxed{\\ans}$"),
             ("5", "\\catcode`\\5=13 $\\boxed{5}$"),
+            # a definition while thinking changes what the answer shows (one rule over the whole response)
+            ("5", "<think>\\renewcommand{\\boxed}[1]{7}</think> $\\boxed{5}$"),
+            ("5", "<think>\\let\\boxed\\fbox</think> $\\boxed{5}$"),
         ],
     ),
 }
@@ -446,4 +450,4 @@ def test_the_deciding_rules_are_explained() -> None:
     )
     assert s.value == 1.0 and s.info["rule"] == "unit_conversion"
     s = scorer.score(Sample(response="\\renewcommand{\\boxed}[1]{7} \\boxed{5}", ground_truth="5"))
-    assert s.value == 0.0 and s.info["rule"] == "redefined_macro" and "boxed" in s.info["reason"]
+    assert s.value == 0.0 and s.info["rule"] == "tex_redefinition" and "boxed" in s.info["reason"]

@@ -12,6 +12,7 @@ from rewardloop.errors import ConfigError
 from rewardloop.scorers import _equiv_extract as X
 from rewardloop.scorers._equiv_extract import extract_answers, is_placeholder
 from rewardloop.scorers._equiv_norm import exact_number, float_value, normalize
+from rewardloop.scorers._latex import LocalClosers, all_closers
 from rewardloop.scorers._registry import get_scorer
 from rewardloop.scorers.math_equiv import MathEquivScorer, judge
 from rewardloop.types import Sample, Status
@@ -565,7 +566,7 @@ def test_box_bodies_match_a_full_brace_map_on_random_latex():
     pieces += ["x", " ", "$", "\n"]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
-        full = X._closers(text)
+        full = all_closers(text)
         expected = []
         end_of_last = -1
         for m in box_start.finditer(text):
@@ -658,3 +659,17 @@ def test_repeating_decimals_and_bare_denominators(response, gold, value):
 def test_a_list_of_one_value_answers_a_single_gold(response, gold, value):
     assert judge(response, [gold]).value == value
     assert judge(response, [gold], multiple_answers="wrong").value == value
+
+
+def test_local_closers_match_the_full_brace_map_on_random_latex():
+    # the reader view's unclosed-box check scans forward from each box (LocalClosers): the same closers as one
+    # pass over the whole text, for every brace, whatever the budget left
+    rng = random.Random(7)
+    pieces = ["\\boxed{", "{", "}", "\\{", "\\}", "\\\\", "x", " ", "5", "\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        full = all_closers(text)
+        local = LocalClosers(text)
+        for i, ch in enumerate(text):
+            if ch == "{" and (i == 0 or text[i - 1] != "\\"):
+                assert local.get(i) == full.get(i), (text, i)

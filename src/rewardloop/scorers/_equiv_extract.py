@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from ._equiv_afterword import footnote_denies, taken_back
 from ._equiv_markers import ANSWER_HEADING, ANSWER_LINE, RESULT_LINE, may_have_marker
+from ._equiv_segment import REOPENED, set_aside_thinking, until_end_of_turn
 from ._equiv_stance import (
     as_bound,
     bound_of,
@@ -43,7 +44,7 @@ from ._equiv_stance import (
     trailing_marks,
 )
 from ._equiv_visible import reader_view
-from ._latex import _BRACE_EVENTS
+from ._latex import LocalClosers
 from ._words import ONES, TENS
 
 __all__ = [
@@ -133,8 +134,8 @@ def extract_answers(response: str) -> Extraction:
     """
     if not isinstance(response, str):
         return Extraction((), "none")
-    if "<|" in response or "</s>" in response or "<\uff5c" in response or "_of_turn>" in response:
-        response = _until_end_of_turn(response)
+    if "<" in response or "[" in response:
+        response = until_end_of_turn(response)
     head, thinking = response[:_HEAD], False
     # _has_thinking inlined: this runs on every response
     if (
@@ -147,6 +148,11 @@ def extract_answers(response: str) -> Extraction:
     ):
         response, thinking = answer_region(response)
         if thinking and response == _REOPENED:
+            return Extraction((), "none", (), "", True, reopened=True)
+    response, blocks = set_aside_thinking(response)
+    if blocks:
+        thinking = True
+        if response == REOPENED:
             return Extraction((), "none", (), "", True, reopened=True)
     if (
         "<eoe>" in response
@@ -725,7 +731,7 @@ def _all_boxes(text: str, *, stop_at_unclosed: bool = False) -> list[tuple[str, 
     passes over the text (many unclosed boxes: adversarial input), one map of every brace pair is built
     and used instead, so the whole stays linear.
     """
-    closers = _LocalClosers(text)
+    closers = LocalClosers(text)
     found: list[tuple[str, tuple[int, int]]] = []
     end_of_last = -1
     for m in _BOX_START.finditer(text):
@@ -740,52 +746,10 @@ def _all_boxes(text: str, *, stop_at_unclosed: bool = False) -> list[tuple[str, 
     return found
 
 
-def _closers(text: str) -> dict[int, int]:
-    stack: list[int] = []
-    out: dict[int, int] = {}
-    for m in _BRACE_EVENTS.finditer(text):
-        if m.group() == "{":
-            stack.append(m.start())
-        elif m.group() == "}" and stack:
-            out[stack.pop()] = m.start()
-    return out
-
-
-class _LocalClosers:
-    """``closers.get(i)``: the index of the ``}`` closing the ``{`` at ``i``, or None; see :func:`_all_boxes`."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.budget = text, 4 * len(text) + 4096
-        self.full: dict[int, int] | None = None
-
-    def get(self, open_idx: int) -> int | None:
-        if self.full is not None:
-            return self.full.get(open_idx)
-        close = self.text.find("}", open_idx + 1)
-        inner = self.text[open_idx + 1 : close] if close >= 0 else "{"
-        if "{" not in inner and "\\" not in inner:
-            self.budget -= close + 1 - open_idx  # "{420}": nothing between the braces opens or escapes one
-            return close
-        depth = 0
-        for m in _BRACE_EVENTS.finditer(self.text, open_idx):
-            ch = m.group()
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    self.budget -= m.end() - open_idx
-                    return m.start()
-        self.budget -= len(self.text) - open_idx
-        if self.budget < 0:
-            self.full = _closers(self.text)
-        return None
-
-
 _FRAME_ARGS = re.compile(r"(?:\[[^\[\]{}\n]{0,20}\]){1,2}")
 
 
-def _box_body(text: str, j: int, closers: _LocalClosers | dict[int, int]) -> tuple[str | None, int]:
+def _box_body(text: str, j: int, closers: LocalClosers | dict[int, int]) -> tuple[str | None, int]:
     if text.startswith("{", j):  # the common "\\boxed{...}"
         close = closers.get(j)
         return (None, j) if close is None else (text[j + 1 : close], close + 1)
@@ -1291,29 +1255,46 @@ def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str,
     approximates nothing and offers no alternative ("or", "maybe" ...). It must state exactly one value once
     what the prompt already says is set aside ("Tom has 5 apples" restated is no answer); a value the
     response sets off (``$2$``, ``**6**``) counts even when the prompt has it, when it is the only one. A value
-    written as ``x = 8`` states 8.
+    written as ``x = 8`` states 8. Among several values, the one bold value that ends the sentence is stated.
+    Up to :data:`_MAX_REMARKS` remarks about the method may follow the conclusion (:func:`_is_remark`); a
+    response ending in a display introduced by a concluding lead-in states the display
+    (:func:`_final_display`); assignments to one variable joined by "and" state a list (:func:`_solution_set`).
     """
     body = text.rstrip()
+    if body.endswith(("\\]", "$$")):
+        return _final_display(body, prompt)
     if not body.rstrip("*$ ").endswith((".", "!", "\u3002")):
         return None
     end = len(body)
-    start = max(0, end - MAX_CONCLUSION_CHARS * 2)
-    breaks = [m for m in _SENTENCE_BREAK.finditer(body, start, end - 1)]
-    if not breaks and start > 0:
-        return None
-    begin = breaks[-1].end() if breaks else start
-    sentence = body[begin:end]
-    paragraph = not breaks or "\n" in breaks[-1].group() or begin == 0
-    if len(sentence) > MAX_CONCLUSION_CHARS:
-        return None
-    if not _CONCLUSION_CUE.search(sentence) and not (paragraph and _STATEMENT.search(sentence)):
+    for _ in range(_MAX_REMARKS + 1):
+        found = _sentence_before(body, end)
+        if found is None:
+            return None
+        begin, paragraph = found
+        sentence = body[begin:end]
+        if len(sentence) > MAX_CONCLUSION_CHARS:
+            return None
+        if _CONCLUSION_CUE.search(sentence) or (paragraph and _STATEMENT.search(sentence)):
+            break
+        if not _is_remark(sentence):
+            return None
+        end = (
+            begin  # a remark about the method after the conclusion ("This covers all steps."): look before it
+        )
+        while end > 0 and body[end - 1].isspace():
+            end -= 1
+    else:
         return None
     if "?" in sentence or _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence):
         return None
     if _APPROX_WORDS.search(sentence) or _QUALIFIED.search(sentence):
         return None
     plain = sentence.replace("\\$", " ")
+    solutions = _solution_set(plain, begin)
+    if solutions is not None:
+        return solutions
     values: dict[str, tuple[str, tuple[int, int], bool]] = {}
+    bold: list[tuple[str, tuple[int, int]]] = []
     for m in _PROSE_VALUES.finditer(plain):
         raw = next(g for g in m.groups() if g is not None).strip()
         if "=" in raw:
@@ -1321,9 +1302,15 @@ def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str,
         if not raw or (not _DIGIT.search(raw) and "\\" not in raw):
             continue  # "$x$", "**Note**": no value
         key = raw.replace(",", "").replace(" ", "")
-        values.setdefault(key, (raw, (begin + m.start(), begin + m.end()), m.group(6) is None))
+        span = (begin + m.start(), begin + m.end())
+        values.setdefault(key, (raw, span, m.group(6) is None))
+        if m.group(5) is not None:
+            bold.append((raw, span))
+    last_bold = _last_bold(values, bold)
     if prompt is not None:
         fresh = {k: v for k, v in values.items() if not _in_prompt(k, prompt)}
+        if len(fresh) > 1 and last_bold is not None:
+            return last_bold  # "the \\(291^{\\text{st}}\\) digit ... is **7**": the one bold value, the last
         if len(fresh) != 1:
             set_off = [v for v in values.values() if v[2]]
             if fresh or len(values) != 1 or len(set_off) != 1:
@@ -1337,10 +1324,132 @@ def concluding_value(text: str, prompt: PromptFacts | None = None) -> tuple[str,
         last = max(values.values(), key=lambda v: v[1][0])
         if len(set_off) == 1 and set_off[0] is last:
             values = {"": last}
+        elif last_bold is not None:
+            return last_bold
     if len(values) != 1:
         return None
     raw, span, _ = next(iter(values.values()))
     return raw, span
+
+
+#: how many remarks about the method may follow the concluding sentence
+_MAX_REMARKS = 2
+# a remark about the method: "This covers all steps ...", "This approach demonstrates ..." (its own value-free
+# sentence); one that doubts, reopens or adds to the conclusion is no remark
+_METHOD_REMARK = re.compile(r"^\W{0,4}(?:this|these|such|the\s+above)\b", re.IGNORECASE)
+_REMARK_DOUBT = re.compile(
+    r"\b(?:wrong|incorrect|mistake|error|false|invalid|actually|wait|however|but|although|though|assum\w*|"
+    r"only|may|might|could|should|check|verify|recheck|reconsider|revisit|again|also|instead|else|other|"
+    r"alternative\w*|correct\w*|kidding|not|no|never|or|if|unless|guess|estimate\w*|approximat\w*)\b|n't\b|\?",
+    re.IGNORECASE,
+)
+_NUMBER_WORD = re.compile(
+    r"\b(?:" + "|".join(ONES + TENS) + r"|hundred|thousand|million|billion|half|third|quarter)\b",
+    re.IGNORECASE,
+)
+
+
+def _sentence_before(body: str, end: int) -> tuple[int, bool] | None:
+    """Where the sentence that ends at ``end`` begins, and whether it is a whole paragraph; None when it is
+    longer than a conclusion may be."""
+    start = max(0, end - MAX_CONCLUSION_CHARS * 2)
+    breaks = [m for m in _SENTENCE_BREAK.finditer(body, start, end - 1)]
+    if not breaks and start > 0:
+        return None
+    begin = breaks[-1].end() if breaks else start
+    return begin, not breaks or "\n" in breaks[-1].group() or begin == 0
+
+
+def _is_remark(sentence: str) -> bool:
+    """A sentence about the solution that states nothing: it opens with "This"/"These"/"The above", holds no
+    number, formula or emphasis, and neither doubts, reopens nor adds to what came before."""
+    return (
+        _METHOD_REMARK.search(sentence) is not None
+        and not _MATHY.search(sentence)
+        and "**" not in sentence
+        and not _REMARK_DOUBT.search(sentence)
+        and not _NUMBER_WORD.search(sentence)
+    )
+
+
+def _last_bold(
+    values: dict[str, tuple[str, tuple[int, int], bool]], bold: list[tuple[str, tuple[int, int]]]
+) -> tuple[str, tuple[int, int]] | None:
+    """The sentence's one bold value when it is its last value (markdown bold is how a response without a box
+    marks its answer), else None: two bold values, or a value after the bold one, mark nothing."""
+    if len({raw for raw, _ in bold}) != 1:
+        return None
+    last = max(v[1][0] for v in values.values())
+    raw, span = bold[-1]
+    return (raw, span) if span[0] == last else None
+
+
+_ASSIGNMENT = re.compile(r"^([A-Za-z](?:_\{?\w{1,3}\}?)?)\s*=\s*([^=]+)$")
+_SET_WORDS = re.compile(r"\b(?:are|values|solutions|roots|zeros|answers)\b", re.IGNORECASE)
+_JOINED = re.compile(r"^(?:\s*,)?\s*(?:and\s*)?$|^\s*,\s*$")
+
+
+def _solution_set(plain: str, begin: int) -> tuple[str, tuple[int, int]] | None:
+    """Several solutions stated as assignments to one variable joined by "and" or commas ("the values are
+    \\(n = 5\\) and \\(n = 15\\)"): the list "5, 15"; None for any other sentence. Every set-off value must be
+    one of the assignments (a value copied from the prompt is a member like any other), and the sentence must
+    name a plural ("are", "values", "solutions")."""
+    if not _SET_WORDS.search(plain):
+        return None
+    matches = []
+    for m in _PROSE_VALUES.finditer(plain):
+        raw = next(g for g in m.groups() if g is not None)
+        if _DIGIT.search(raw) or "\\" in raw or "=" in raw:
+            matches.append(m)  # "\\(n\\)", "**Note**": a mention, no value
+    if len(matches) < 2:
+        return None
+    name, members = None, []
+    for i, m in enumerate(matches):
+        raw = next(g for g in m.groups() if g is not None).strip()
+        a = _ASSIGNMENT.match(raw)
+        if a is None or (name is not None and a.group(1) != name):
+            return None
+        name = a.group(1)
+        members.append(a.group(2).strip())
+        if i and not _JOINED.match(plain[matches[i - 1].end() : m.start()]):
+            return None
+    if len(set(members)) != len(members):
+        return None
+    return ", ".join(members), (begin + matches[0].start(), begin + matches[-1].end())
+
+
+_LEAD_IN = re.compile(r"(?:^|[.!?\n])([^.!?\n]{1,200}):\s*$")
+_DISPLAY_HEDGE = re.compile(r"\\text\s*\{\s*(?:or|and|for)\b|\\quad|\\qquad|\\\\|&")
+
+
+def _final_display(body: str, prompt: PromptFacts | None) -> tuple[str, tuple[int, int]] | None:
+    """A response that ends in one display (``\\[ ... \\]`` or ``$$ ... $$``) introduced by a concluding
+    sentence ending in a colon ("Thus, the equation of the circle is:"): the display's content. The lead-in
+    must conclude and neither doubt, bound nor negate; the display must be the only one after it and hold one
+    formula (no "or", no second line)."""
+    close = "\\]" if body.endswith("\\]") else "$$"
+    opener = "\\[" if close == "\\]" else "$$"
+    open_at = body.rfind(opener, 0, len(body) - len(close))
+    if open_at < 0:
+        return None
+    content = body[open_at + len(opener) : len(body) - len(close)].strip()
+    if not content or len(content) > MAX_CONCLUSION_CHARS or opener in content or "$" in content:
+        return None
+    if _DISPLAY_HEDGE.search(content) or not _DIGIT.search(content):
+        return None
+    lead = _LEAD_IN.search(body, max(0, open_at - 240), open_at)
+    if lead is None:
+        return None
+    sentence = lead.group(1)
+    if "\\[" in sentence or "$$" in sentence or not _CONCLUSION_CUE.search(sentence.strip()):
+        return None
+    if "?" in sentence or _ALTERNATIVE.search(sentence) or _NEGATION.search(sentence):
+        return None
+    if _APPROX_WORDS.search(sentence + " " + content) or _QUALIFIED.search(sentence):
+        return None
+    if prompt is not None and _in_prompt(re.sub(r"\s+", "", content), prompt):
+        return None  # the question's own formula restated
+    return content, (open_at, len(body))
 
 
 def _in_prompt(key: str, prompt: PromptFacts) -> bool:
@@ -1716,23 +1825,7 @@ def names_other_quantity(found: Extraction, answer: str, asked: tuple[str, str])
 
 
 # ---------------------------------------------------------------------------------------------------------
-# where the response ends: an end-of-turn token, or a box it never closed
-
-# end-of-turn / end-of-sequence tokens of common chat templates (ChatML, Llama 3, DeepSeek, Gemma, Llama 2) and a
-# turn opened after them: nothing the policy wrote after the end of its turn is its answer
-_END_OF_TURN = re.compile(
-    r"<\|(?:im_end|im_start|endoftext|eot_id|end_of_text|start_header_id)\|>|<\uff5cend\u2581of\u2581sentence\uff5c>"
-    r"|<\uff5c(?:User|Assistant)\uff5c>|<(?:end|start)_of_turn>|</s>"
-)
-
-
-def _until_end_of_turn(response: str) -> str:
-    """``response`` up to its first end-of-turn token (a ``</s>`` closing a struck-out ``<s>`` is no such token)."""
-    for m in _END_OF_TURN.finditer(response):
-        if m.group() == "</s>" and "<s>" in response[: m.start()]:
-            continue
-        return response[: m.start()]
-    return response
+# where the response ends: a box it never closed (the end of its turn: _equiv_segment)
 
 
 def _ends_in_open_box(text: str, boxes: list[tuple[str, tuple[int, int]]]) -> bool:
@@ -1748,7 +1841,7 @@ def _ends_in_open_box(text: str, boxes: list[tuple[str, tuple[int, int]]]) -> bo
         k += 1
     if not text.startswith("{", k):
         return False
-    content, _ = _box_body(text, last.end(), _LocalClosers(text))
+    content, _ = _box_body(text, last.end(), LocalClosers(text))
     return content is None
 
 

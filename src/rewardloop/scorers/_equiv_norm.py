@@ -22,6 +22,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from ._equiv_units import lookup as lookup_unit
+from ._equiv_units import unit_size
 from ._words import ONES, TENS
 
 __all__ = [
@@ -58,7 +60,8 @@ _REPLACE = (
     ("\\operatorname{lcm}", "\\lcm"), ("\\operatorname{gcd}", "\\gcd"),
     ("\u222a", "\\cup"), ("\u2229", "\\cap"), ("\u2208", "\\in"), ("\u2260", "\\ne"), ("\u00b1", "\\pm"),
     ("\u2213", "\\mp"), ("\u221a", "\\sqrt"), ("\u22c5", "\\cdot"), ("\\mathbb R", "\\R"),
-    ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"),
+    ("\\Bbb{R}", "\\R"), (">=", "\\ge"), ("<=", "\\le"), ("!=", "\\ne"), ("\\colon", ":"), ("\u2236", ":"),
+    ("\u2215", "/"),
 )  # fmt: skip
 # font-size and math-style switches change how an answer looks, never what it is ("\\boxed{\\large 5}")
 _SIZES = re.compile(
@@ -70,6 +73,101 @@ _WRAPPERS = re.compile(
 )
 _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree")
 _PERCENT = re.compile(r"\\?%|\\percent\b|\s*(?:percent(?:age)?|pct)\b")
+#: a temperature's scale after a value, dropped like a unit ("5^\\circ C", "5^{\\circ}\\text{F}", "5\u2103")
+_TEMPERATURE_TAIL = re.compile(
+    r"(?<=[\d}])\s*(?:(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree)\s*(?:\\(?:text|mathrm|rm)\s*\{\s*[CF]\s*\}|[CF])"
+    r"|[\u2103\u2109])\s*\.?\s*$"
+)
+_INDIAN_GROUPS = re.compile(r"^-?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?$")
+_RATIO_TO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s+to\s+(\d+(?:\.\d+)?)\s*$")
+_FRACTION_SLASH = re.compile(
+    "([0-9]+|[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)\u2044([0-9]+|[\u2080-\u2089]+)(?![0-9\u2080-\u2089])"
+)
+
+
+def _vulgar_fractions(text: str) -> str:
+    """Unicode fractions as ``\\frac``: a vulgar fraction character by its Unicode numeric value (``½``, ``⅞``;
+    after digits a mixed number, ``5½`` is ``5\\frac{1}{2}``), and digits around the fraction slash U+2044
+    (``5⁄7``, ``¹⁄₂``). A character without a numeric value (``⅟``, "fraction numerator one") is left as is."""
+    if "\u2044" in text:
+        text = _FRACTION_SLASH.sub(
+            lambda m: (
+                "\\frac{"
+                + unicodedata.normalize("NFKC", m.group(1))
+                + "}{"
+                + unicodedata.normalize("NFKC", m.group(2))
+                + "}"
+            ),
+            text,
+        )
+    out = []
+    for ch in text:
+        if ch.isascii() or ch.isdigit() or unicodedata.category(ch) != "No":
+            out.append(ch)
+            continue
+        value = unicodedata.numeric(ch, None)
+        if value is None or value == int(value):
+            out.append(ch)
+            continue
+        frac = Fraction(value).limit_denominator(1000)
+        if abs(float(frac) - value) > 1e-12:
+            out.append(ch)
+            continue
+        out.append(f"\\frac{{{frac.numerator}}}{{{frac.denominator}}}")
+    return "".join(out)
+
+
+def pi_multiple(norm: str) -> Fraction | None:
+    """The rational ``q`` when a normalised answer is plain arithmetic equal to ``q`` times pi (``\\frac{\\pi}{2}``,
+    ``\\frac{3\\pi}{4}``, ``2\\pi/3``), with a denominator of at most 720; None otherwise (no pi, ``\\pi + 1``,
+    ``\\pi^2``)."""
+    if "\\pi" not in norm:
+        return None
+    once, twice = float_value(norm), float_value(norm.replace("\\pi", "(2\\pi)"))
+    if once is None or twice is None or once == 0 or abs(twice - 2 * once) > 1e-12 * abs(once):
+        return None  # not homogeneous of degree one in pi
+    q = Fraction(once / math.pi).limit_denominator(720)
+    return q if abs(float(q) * math.pi - once) <= 1e-12 * abs(once) else None
+
+
+def ratio_terms(norm: str) -> list[Fraction] | None:
+    """The terms of a ratio of numbers (``3:2`` is [3, 2], ``1:2:3`` three terms), or None when ``norm`` is
+    not one (no ``:``, or a term that is not a number)."""
+    if ":" not in norm:
+        return None
+    terms = [exact_number(t) for t in norm.split(":")]
+    if len(terms) < 2 or any(t is None for t in terms):
+        return None
+    return [t for t in terms if t is not None]
+
+
+#: the notations of a count that denote one integer: combinations and the double factorial
+_COMBINATION = re.compile(
+    r"^(?:C\((\d{1,4}),(\d{1,4})\)|\\binom\{(\d{1,4})\}\{(\d{1,4})\}|(?:\{\})?[\^_]\{?(\d{1,4})\}?C_\{?(\d{1,4})\}?"
+    r"|(\d{1,4})C(\d{1,4}))$"
+)
+_DOUBLE_FACTORIAL = re.compile(r"^(\d{1,3})!!$")
+
+
+def counting_value(norm: str) -> int | None:
+    """The integer a normalised answer denotes when it is a count written in a notation of its own: a
+    combination (``C(5,2)``, ``\\binom{5}{2}``, ``^5C_2``, ``_5C_2``, ``5C2``: 10) or a double factorial
+    (``5!!`` = 15); None for anything else. ``C_5^2`` and ``C^5_2`` are refused (which index is which differs
+    between conventions), and so is ``5!!!``. Read only against an integer gold, so ``C(5,2)`` the point keeps
+    its meaning."""
+    m = _COMBINATION.match(norm)
+    if m is not None:
+        n, k = (int(g) for g in m.groups() if g is not None)
+        return math.comb(n, k)
+    d = _DOUBLE_FACTORIAL.match(norm)
+    if d is not None:
+        n, out = int(d.group(1)), 1
+        for i in range(n, 0, -2):
+            out *= i
+        return out
+    return None
+
+
 _THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 _GROUP_SEP = re.compile(r"(?<=\d)(?:\{,\}|\\,|\\ |~)(?=\d{3}(?!\d))")
 _MD_BOLD = re.compile(r"^\*\*(.+)\*\*$|^__(.+)__$", re.DOTALL)
@@ -133,6 +231,7 @@ def normalize(text: str) -> str:
 @lru_cache(maxsize=8192)  # a GRPO group shares its ground truth, and models repeat their answers
 def _normalize(text: str) -> str:
     if not text.isascii():
+        text = _vulgar_fractions(text)
         text = _fold_digits(text)
         if "\u221a" in text:  # plain-text "8√10" is 8 sqrt(10) (LaTeX "\\sqrt10" is sqrt(1) 0)
             text = _UNICODE_ROOT.sub(_unicode_root, text)
@@ -149,6 +248,9 @@ def _normalize(text: str) -> str:
         spelled = number_word(words)
         if spelled is not None:
             return str(spelled)
+    ratio = _RATIO_TO.match(words) if " to " in words else None
+    if ratio:  # "3\text{ to }2", "\text{3 to 2}": the ratio 3:2
+        return f"{ratio.group(1)}:{ratio.group(2)}"
     clock = _CLOCK.match(words)
     if clock:  # "4:30 \text{ p.m.}", "\text{4:30 p.m.}", "4:30 PM": one spelling of a time of day
         hours, minutes, half = clock.groups()
@@ -156,6 +258,10 @@ def _normalize(text: str) -> str:
     if "phantom" in s:  # "\\hphantom{7}5": space the size of 7, nothing shown
         s = _PHANTOM_GROUP.sub(" ", s)
     s = s.replace("\\\\", "\x01")  # matrix row separators survive the spacing rules below
+    if (
+        s.startswith("\\") and s[1:2].isdigit()
+    ):  # "\\15": no TeX command starts with a digit; a "\\$" lost its "$"
+        s = s[1:]
     if _SPACED_DIGITS.search(s):
         s = _SPACED_DIGITS.sub(_spaced_digits, s)
     for token in _DROP:
@@ -173,6 +279,10 @@ def _normalize(text: str) -> str:
     s = _INF.sub(r"\\infty", s)
     if "\\circ" in s or "\u00b0" in s:  # "\\sin 30^\\circ" is sin(pi/6): degrees inside a trig function
         s = _TRIG_DEGREES.sub(lambda m: f"\\{m.group(1)}(\\frac{{{m.group(2)}\\pi}}{{180}})", s)
+    if (
+        "\\circ" in s or "\u00b0" in s or "\u2103" in s or "\u2109" in s
+    ):  # "5^\\circ C", "5\u2103": a temperature
+        s = _TEMPERATURE_TAIL.sub("", s)
     if "\\pi" not in s or not _DEGREES.search(s):  # "\\frac{\\pi}{6}^\\circ" is no radian measure: kept
         s = _DEGREES.sub("", s)
     s = _magnitude(s)
@@ -201,6 +311,8 @@ def _normalize(text: str) -> str:
         r",(?!\s*\\!)\s", text
     ):  # "32, 349" is a list; "111, \\! 111" no
         return compact.replace(",", "")
+    if "," in compact and _INDIAN_GROUPS.match(compact) and not re.search(r",\s", text):
+        return compact.replace(",", "")  # "1,00,000": Indian grouping (lakh, crore), never a Western one
     if re.search(r"[A-Za-z]{2,}\s+[A-Za-z]", s) and "\\" not in s:
         return _SPACES.sub(" ", s).strip()  # prose answers keep word boundaries
     return compact
@@ -400,6 +512,11 @@ def _strip_delims(s: str) -> str:
 
 def _strip_units(s: str) -> str:
     # "5\text{ cm}" / "5 \mbox{inches}" / "12 square units": drop a trailing unit after a value
+    if "\\mu" in s or "\\Omega" in s or "\u00b5" in s or "\u03a9" in s or "\u03bc" in s or "\u2126" in s:
+        text = _glyph_text(s)  # "5\\,\\mu\\text{m}", "5\\text{ k}\\Omega": a unit with the micro or ohm sign
+        m = _GLYPH_TAIL.search(text)
+        if m is not None and _has_value(text[: m.start()]) and _lookup_unit(m.group(1), None, loose=False):
+            s = text[: m.start()].rstrip()
     if "\\" in s:
         s = _TRAILING_TEXT.sub(_unit_text, s)
     prev = None
@@ -441,7 +558,7 @@ def _unit_text(m: re.Match[str]) -> str:
     words = " ".join(m.group(1).split()).rstrip(".").strip()
     if words in _SCALE_LETTERS:
         return m.group(0)  # "5\\,\\mathrm{M}": a million or a molar, never nothing
-    if _UNIT_PHRASE.match(words):
+    if _UNIT_PHRASE.match(words) or lookup_unit(words, loose=False) is not None:
         return ""
     parts = words.split()
     if _VALUE_WORDS.search(words) or len(parts) > 3 or not all(w.isalpha() for w in parts):
@@ -1165,41 +1282,6 @@ def _solve_form(form: _Form, bounds: list[Interval]) -> tuple[str, tuple[Interva
 
 
 # --- units (issue 22 "unit swaps"): a unit in the answer that contradicts the unit asked for -----------------
-#: unit spellings -> (kind, canonical unit); short abbreviations are matched case-sensitively
-_UNIT_SPELLINGS: dict[str, tuple[str, str]] = {}
-for _kind, _canon, _names in (
-    ("length", "mm", "mm millimeter millimeters millimetre millimetres"),
-    ("length", "cm", "cm centimeter centimeters centimetre centimetres"),
-    ("length", "m", "m meter meters metre metres"),
-    ("length", "km", "km kilometer kilometers kilometre kilometres"),
-    ("length", "in", "in inch inches"),
-    ("length", "ft", "ft foot feet"),
-    ("length", "yd", "yd yard yards"),
-    ("length", "mi", "mi mile miles"),
-    ("time", "s", "s sec secs second seconds"),
-    ("time", "min", "min mins minute minutes"),
-    ("time", "h", "h hr hrs hour hours"),
-    ("time", "day", "day days"),
-    ("time", "week", "week weeks"),
-    ("time", "month", "month months"),
-    ("time", "year", "year years yr yrs"),
-    ("mass", "mg", "mg milligram milligrams"),
-    ("mass", "g", "g gram grams"),
-    ("mass", "kg", "kg kilogram kilograms"),
-    ("mass", "lb", "lb lbs pound pounds"),
-    ("mass", "oz", "oz ounce ounces"),
-    ("mass", "t", "ton tons tonne tonnes"),
-    ("money", "dollar", "dollar dollars"),
-    ("money", "cent", "cent cents"),
-    ("money", "euro", "euro euros"),
-    ("angle", "deg", "deg degree degrees"),
-    ("angle", "rad", "rad radian radians"),
-    ("volume", "ml", "ml mL milliliter milliliters millilitre millilitres"),
-    ("volume", "l", "l L liter liters litre litres"),
-    ("volume", "gal", "gallon gallons gal"),
-):
-    for _name in _names.split():
-        _UNIT_SPELLINGS[_name] = (_kind, _canon)
 #: kinds whose units have powers (square, cubic): the kind of an area is ("length", 2)
 _POWERED = frozenset(("length",))
 _UNIT_WORD_RE = r"[A-Za-z]+"
@@ -1230,15 +1312,51 @@ def _lookup_unit(words: str, power: str | None, *, loose: bool) -> Unit | None:
         if low.startswith(prefix):
             words, p = words[len(prefix) :].strip(), n
             break
-    hit = _UNIT_SPELLINGS.get(words)
-    if hit is None and (loose or len(words) > 2):
-        hit = _UNIT_SPELLINGS.get(words.lower())
+    hit = lookup_unit(words, loose=loose)
     if hit is None:
         return None
-    kind, canon = hit
+    kind, canon, own = hit  # a hectare is a unit of area of its own: ("length", "hm", 2)
+    if own != 1 and p != 1:
+        return None
+    p = own * p
     if p != 1 and kind not in _POWERED:
         return None
     return kind, canon, p
+
+
+#: a temperature: "5^\\circ C", "5°F", "5\\,^{\\circ}\\text{C}", "5 ℃", "5 degrees Celsius"
+_TEMPERATURE = re.compile(
+    r"(?:\^\s*\{?\s*\\circ\s*\}?|\u00b0|\\degree)\s*(?:\\(?:text|mathrm|rm)\s*\{\s*)?([CF])\s*\}?\s*\.?\s*$"
+    r"|([\u2103\u2109])\s*\.?\s*$"
+    r"|(?<![A-Za-z])degrees?\s+(Celsius|Fahrenheit|centigrade)\s*\.?\s*$",
+    re.IGNORECASE,
+)
+#: the micro and ohm signs as TeX writes them, for units after a value ("5\\,\\mu\\text{m}", "5\\text{ k}\\Omega")
+_GLYPHS = (
+    ("\\mu", "\u00b5"), ("\\micro", "\u00b5"), ("\u03bc", "\u00b5"), ("\\Omega", "\u03a9"), ("\\ohm", "\u03a9"),
+    ("\u2126", "\u03a9"),
+)  # fmt: skip
+_GLYPH_TAIL = re.compile(r"(?<=[\d}\s])\s*([A-Za-z]{0,2}[\u00b5\u03a9][A-Za-z]{0,3})\s*\.?$")
+_UNIT_WRAP = re.compile(r"\\(?:text|mathrm|mbox|textrm|rm)\s*\{\s*([^{}]*?)\s*\}|\\[,;: ]|~|\{\}")
+
+
+def _glyph_text(s: str) -> str:
+    """``s`` with TeX's micro and ohm signs as the characters and unit wrappers unwrapped: the text a unit
+    after a value reads as."""
+    for tex, glyph in _GLYPHS:
+        if tex in s:
+            s = s.replace(tex, glyph)
+    return _UNIT_WRAP.sub(lambda m: m.group(1) if m.group(1) is not None else " ", s)
+
+
+def _glyph_unit(s: str) -> Unit | None:
+    """A unit written with the micro or ohm sign after a value (``5\\,\\mu\\text{m}``, ``5\\text{ k}\\Omega``,
+    ``5 µs``), or None."""
+    text = _glyph_text(s)
+    m = _GLYPH_TAIL.search(text)
+    if m is None or not _has_value(text[: m.start()]):
+        return None
+    return _lookup_unit(m.group(1), None, loose=False)
 
 
 def answer_unit(raw: str, after: str = "") -> Unit | None:
@@ -1246,6 +1364,15 @@ def answer_unit(raw: str, after: str = "") -> Unit | None:
     ``12 square feet``), or, failing that, the unit word written right after its box (``after``); None when
     it states none this table knows."""
     s = raw.strip().strip("$").strip()
+    if not s.isascii() or "\\mu" in s or "\\Omega" in s or "\\ohm" in s or "\\micro" in s:
+        glyphs = _glyph_unit(s)  # before "\\text{m}" is read alone in "5\\,\\mu\\text{m}"
+        if glyphs is not None:
+            return glyphs
+    if "\\" in s or not s.isascii() or "deg" in s:
+        temperature = _TEMPERATURE.search(s)
+        if temperature is not None and _has_value(s[: temperature.start()]):
+            scale = (temperature.group(1) or temperature.group(2) or temperature.group(3) or "C")[0].upper()
+            return ("temperature", "\u00b0" + ("F" if scale in "F\u2109" else "C"), 1)
     if _DEGREE_SIGN.search(s):
         return ("angle", "deg", 1)
     m = _ANSWER_UNIT.search(s)
@@ -1265,11 +1392,22 @@ def asked_units(prompt_text: str) -> list[Unit]:
     ("How many centimeters ...", "in degrees", "the area in square meters"), rates ("miles per hour")
     excepted."""
     out = []
-    for m in _ASKED_UNIT.finditer(prompt_text[-4000:]):
+    text = prompt_text[-4000:]
+    for m in _ASKED_UNIT.finditer(text):
+        if m.group(1).lower() in ("degree", "degrees") and _SCALE_AFTER.match(text, m.end()):
+            scale = _SCALE_AFTER.match(text, m.end())
+            assert scale is not None
+            out.append(
+                ("temperature", "\u00b0" + ("F" if scale.group(1).lower() == "fahrenheit" else "C"), 1)
+            )
+            continue
         unit = _lookup_unit(m.group(1), None, loose=False)
         if unit is not None and len(m.group(1)) > 2:
             out.append(unit)
     return out
+
+
+_SCALE_AFTER = re.compile(r"\s+(celsius|fahrenheit|centigrade)\b", re.IGNORECASE)
 
 
 def unit_conflict(answer_u: Unit | None, gold_units: list[Unit | None], asked: list[Unit]) -> str:
@@ -1305,29 +1443,13 @@ def unit_target(answer_u: Unit | None, gold_units: list[Unit | None], asked: lis
     return same_kind[0] if same_kind else None
 
 
-#: exact size of each convertible unit in a base unit of its kind (m, s, g, cent, ml); months, years, tons,
-#: gallons and angles are not converted (their size is a convention, or the conversion brings in pi)
-_UNIT_SIZE: dict[tuple[str, str], Fraction] = {
-    ("length", "mm"): Fraction(1, 1000), ("length", "cm"): Fraction(1, 100), ("length", "m"): Fraction(1),
-    ("length", "km"): Fraction(1000), ("length", "in"): Fraction(254, 10000),
-    ("length", "ft"): Fraction(3048, 10000), ("length", "yd"): Fraction(9144, 10000),
-    ("length", "mi"): Fraction(1609344, 1000),
-    ("time", "s"): Fraction(1), ("time", "min"): Fraction(60), ("time", "h"): Fraction(3600),
-    ("time", "day"): Fraction(86400), ("time", "week"): Fraction(604800),
-    ("mass", "mg"): Fraction(1, 1000), ("mass", "g"): Fraction(1), ("mass", "kg"): Fraction(1000),
-    ("mass", "lb"): Fraction(45359237, 100000), ("mass", "oz"): Fraction(45359237, 1600000),
-    ("money", "dollar"): Fraction(100), ("money", "cent"): Fraction(1),
-    ("volume", "ml"): Fraction(1), ("volume", "l"): Fraction(1000),
-}  # fmt: skip
-
-
 def convert_unit(value: Fraction, source: Unit, target: Unit) -> Fraction | None:
     """``value`` in ``source`` units expressed in ``target`` units (``120`` minutes is ``2`` hours, ``5`` km is
     ``5000`` m, ``1`` m^2 is ``10000`` cm^2), exactly; None when the units are of different kinds or powers or
     one of them has no fixed size."""
     if source[0] != target[0] or source[2] != target[2]:
         return None
-    a, b = _UNIT_SIZE.get(source[:2]), _UNIT_SIZE.get(target[:2])
+    a, b = unit_size(source), unit_size(target)
     if a is None or b is None:
         return None
-    return value * (a / b) ** source[2]
+    return value * a / b

@@ -81,16 +81,19 @@ from ._equiv_norm import (
     asked_units,
     base_numeral,
     convert_unit,
+    counting_value,
     exact_number,
     float_value,
     normalize,
     parse_structure,
+    pi_multiple,
+    ratio_terms,
     solve_inequality,
     split_top,
     unit_conflict,
     unit_target,
 )
-from ._equiv_visible import REFUSAL_RULES
+from ._equiv_visible import REFUSAL_RULES, redefinition
 
 __all__ = ["MULTIPLE_ANSWERS", "MathEquivScorer", "MathVerdict", "judge"]
 
@@ -165,10 +168,10 @@ def judge(
     """
     timings: dict[str, float] = {}
     clock = _Clock(timings)
-    redefined = _redefined_macro(response)
+    redefined = redefinition(response)
     if redefined:  # the grader reads the TeX source: a redefined command renders something else
-        verdict = MathVerdict(0.0, "extract", timings_ms=timings, rule="redefined_macro")
-        verdict.reason = f"the response redefines \\{redefined}: its answer does not read as written"
+        verdict = MathVerdict(0.0, "no_answer", method="refused", timings_ms=timings, rule="tex_redefinition")
+        verdict.reason = f"the response redefines {redefined}: its answer does not read as written"
         return verdict
     found = extract_answers(response)
     if found.refused:  # the response cannot be read at face value (see _equiv_visible)
@@ -279,6 +282,12 @@ def judge(
     pred_norm = [normalize(a) for a in answers]
     asked = _asks_percent(prompt)
     bases = _asks_bases(prompt)
+    # an angle asked in degrees: by the gold's degree sign, or by the question ("in degrees")
+    degrees = any(_DEGREE_MARK.search(g) for g in golds) or (
+        prompt is not None
+        and "degree" in _prompt_text(prompt)
+        and ("angle", "deg", 1) in asked_units(_prompt_text(prompt))
+    )
     verdict.gold_normalized, verdict.pred_normalized = gold_norm, pred_norm
     clock.lap("normalize")
     # a decimal gold is met at the precision it states only when it may be a rounded value: without a question,
@@ -288,7 +297,7 @@ def judge(
         compared = [_exact_decimal(g) for g in gold_norm]
     results, stages = [], []
     for raw, norm in zip(answers, pred_norm, strict=True):
-        ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases)
+        ok, stage = _one_answer(raw, norm, golds, compared, rel_tol, symbolic, clock, asked, bases, degrees)
         results.append(ok)
         stages.append(stage)
     verdict.per_answer = results
@@ -358,37 +367,6 @@ def _exact_decimal(gold_norm: str) -> str:
         return str(value.numerator)
     sign = "-" if value < 0 else ""
     return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
-
-
-_REDEFINE = re.compile(
-    r"\\(?:re)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)|\\providecommand\*?\s*\{?\s*\\([A-Za-z]+)"
-    r"|\\(?:g|e|x)?def\s*\\([A-Za-z]+)|\\let\s*\\([A-Za-z]+)|\\(catcode|DeclareRobustCommand|renewenvironment)(?![A-Za-z])"
-)
-#: layout lengths a solution may set (copied from a problem's matrix): they change spacing, never a value
-_LAYOUT_MACROS = frozenset(("arraystretch", "arraycolsep", "tabcolsep", "baselinestretch", "jot"))
-
-
-def _redefined_macro(response: str) -> str:
-    """The command a response (re)defines with ``\\renewcommand``, ``\\newcommand``, ``\\def`` or ``\\let`` and
-    then uses, or ``\\catcode`` ("" when none): ``\\renewcommand{\\boxed}[1]{\\fbox{7}}`` makes ``\\boxed{5}`` show
-    7, and a new command's meaning is not read either. Layout lengths (``\\arraystretch``) and macros never used
-    are not counted."""
-    if "\\" not in response or not any(
-        w in response for w in ("command", "def", "let", "catcode", "environment")
-    ):
-        return ""
-    for m in _REDEFINE.finditer(response):
-        name = next(g for g in m.groups() if g)
-        if name in ("catcode", "DeclareRobustCommand", "renewenvironment"):
-            return name
-        if name in _LAYOUT_MACROS:
-            continue
-        # a macro defined and never used changes nothing ("\\newcommand{\\ans}{5} \\boxed{5}"); one used
-        # anywhere else (in a box, in another definition) is a command the grader cannot read
-        uses = len(re.findall(rf"\\{name}(?![A-Za-z])", response))
-        if uses > 1:
-            return name
-    return ""
 
 
 _APPROX_RELATION = re.compile(
@@ -483,6 +461,12 @@ def _converted(answers: Sequence[str], golds: Sequence[str], prompt: object) -> 
         if target is None:
             out.append(a)
             continue
+        if unit[0] == "angle" and target[0] == "angle":  # radians and degrees: through pi
+            turned = _turn_angle(normalize(a), unit[1])
+            if turned is None:
+                return None
+            out.append(turned)
+            continue
         value = exact_number(normalize(a))
         new = convert_unit(value, unit, target) if value is not None else None
         if new is None:
@@ -491,6 +475,23 @@ def _converted(answers: Sequence[str], golds: Sequence[str], prompt: object) -> 
             str(new.numerator) if new.denominator == 1 else f"\\frac{{{new.numerator}}}{{{new.denominator}}}"
         )
     return out
+
+
+def _turn_angle(norm: str, unit: str) -> str | None:
+    """An angle in radians (a rational multiple of pi) written in degrees, or one in degrees written in radians
+    (``q\\pi``); None when it is not such a value."""
+    if unit == "rad":
+        q = pi_multiple(norm)
+        return None if q is None else _fraction_text(q * 180)
+    value = exact_number(norm)
+    return None if value is None else f"{_fraction_text(value / 180)}\\pi"
+
+
+def _fraction_text(value: Fraction) -> str:
+    if value.denominator == 1:
+        return str(value.numerator)
+    sign = "-" if value < 0 else ""
+    return f"{sign}\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}"
 
 
 _PART_LABEL = re.compile(
@@ -648,9 +649,14 @@ def _one_answer(
     clock: _Clock,
     asked: bool | None = None,
     bases: frozenset[int] = frozenset(),
+    degrees: bool = False,
 ) -> tuple[bool | None, str]:
     if _exact(raw, golds):
         return True, "exact"
+    if "\\pi" in norm or any("\\pi" in g for g in gold_norm):
+        angle = _angle_equal(raw, norm, golds, gold_norm, degrees)
+        if angle is not None:
+            return angle, "structured"
     if "_" in norm or any("_" in g for g in gold_norm):
         based = _base_equal(norm, gold_norm, bases)
         if based is not None:
@@ -660,6 +666,15 @@ def _one_answer(
     for graw, g in zip(golds, gold_norm, strict=True):
         if g and norm == g and _percent_as_written(graw, g, asked, p_pct):
             return True, "normalized"
+    if ":" in norm and any(":" in g for g in gold_norm):
+        terms = ratio_terms(norm)  # "3:2:1" is no "3:2" (read as a quotient it would be); "6:4" is
+        golds_terms = [ratio_terms(g) for g in gold_norm]
+        if terms is not None and all(t is not None for t in golds_terms):
+            return any(_proportional(terms, t) for t in golds_terms if t is not None), "structured"
+    if ("C" in norm or "!!" in norm or "binom" in norm) and all(_INTEGER.match(g) for g in gold_norm):
+        count = counting_value(norm)  # "C(5,2)", "5!!": a count against an integer gold
+        if count is not None:
+            return any(count == int(g) for g in gold_norm), "structured"
     pairs = _node_pairs(raw, norm, golds, gold_norm, p_pct, asked)
     undecided = False
     for gnode, pnode in pairs:
@@ -687,7 +702,41 @@ def _one_answer(
     return False, "symbolic"
 
 
+_DEGREE_MARK = re.compile(r"\^\s*\{?\s*\\circ|\u00b0|\\degree(?![A-Za-z])")
+
+
+def _angle_equal(
+    raw: str, norm: str, golds: Sequence[str], gold_norm: Sequence[str], degrees: bool
+) -> bool | None:
+    """An angle in radians against one in degrees, when which is which is unambiguous: a rational multiple of
+    pi with no degree sign (``\\frac{\\pi}{2}``) answers a gold in degrees (``90^\\circ``, or ``90`` when the
+    question asks for degrees), and an answer with a degree sign (``90^\\circ``) answers a gold that is a
+    rational multiple of pi. None when neither reading applies (a bare ``1.5708``, ``\\frac{\\pi}{2}^\\circ``,
+    a gold with no degree sign asked for no degrees)."""
+    marked = _DEGREE_MARK.search(raw) is not None
+    if degrees and not marked:
+        q = pi_multiple(norm)
+        if q is not None:
+            gold_values = [exact_number(g) for g in gold_norm]
+            if all(v is not None for v in gold_values):
+                return any(q * 180 == v for v in gold_values)
+    if marked and "\\pi" not in norm and not any(_DEGREE_MARK.search(g) for g in golds):
+        value = exact_number(norm)
+        gold_q = [pi_multiple(g) for g in gold_norm]
+        if value is not None and all(q is not None for q in gold_q):
+            return any(value == q * 180 for q in gold_q if q is not None)
+    return None
+
+
+def _proportional(a: Sequence[Fraction], b: Sequence[Fraction]) -> bool:
+    """Two ratios of numbers are the same: as many terms, in proportion (``6:4`` is ``3:2``), none zero."""
+    if len(a) != len(b) or not all(a) or not all(b):
+        return list(a) == list(b)
+    return all(x * b[0] == y * a[0] for x, y in zip(a, b, strict=True))
+
+
 _PERCENT_SIGN = re.compile(r"%|\\percent\b|\bpercent\b|\bpct\b")
+_INTEGER = re.compile(r"^-?\d{1,12}$")
 _ASKS_BASE = re.compile(r"\bbase[\s-]*(\d{1,2})\b|_\{?(\d{1,2})\}?(?![\d}])", re.IGNORECASE)
 
 
