@@ -90,7 +90,9 @@ def taken_back(tail: str, value: str, at_end: bool) -> bool:
 
 
 # a footnote mark right after the answer: "[^1]", "†", "¹", "[1]", "\\footnotemark"
-_FOOTMARK = re.compile(r"^[\s$.]*(\[\^[\w-]{1,12}\]|[\u2020\u2021\u00a7\u00b6*]|[\u00b9\u00b2\u00b3\u2070-\u2079]+|\[\d{1,3}\]|\\footnotemark)")
+_FOOTMARK = re.compile(
+    r"^[\s$.]*(\[\^[\w-]{1,12}\]|[\u2020\u2021\u00a7\u00b6*]|[\u00b9\u00b2\u00b3\u2070-\u2079]+|\[\d{1,3}\]|\\footnotemark)"
+)
 _FOOT_DENIAL = re.compile(
     r"^\W{0,4}(?:this|that|it|the\s+(?:value|answer|number|result))?\s*(?:(?:is|was)\s+)?(?:\w+\s+){0,3}?"
     r"(?:wrong|incorrect|false|invalid|mistaken|erroneous|bogus|not\s+(?:correct|right|true|valid|the\s+answer)|"
@@ -117,7 +119,10 @@ def footnote_denies(tail: str) -> bool:
 
 
 # list items with a selection state: an empty box or radio button, and a ticked or filled one
-_EMPTY_ITEM = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\[ \]|\( \)|[\u2610\u25cb\u25ef\u25a1\u2b1c\u25fb\u26aa]|\U0001f532|\U0001f533)", re.MULTILINE)
+_EMPTY_ITEM = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?(?:\[ \]|\( \)|[\u2610\u25cb\u25ef\u25a1\u2b1c\u25fb\u26aa]|\U0001f532|\U0001f533)",
+    re.MULTILINE,
+)
 _TICKED_ITEM = re.compile(
     r"^[ \t]*(?:[-*+][ \t]+)?(?:\[[xX\u2713\u2714\u2717*]\]|\((?:x|X|\u2022|\*|\u2713)\)|"
     r"[\u2611\u2612\u25cf\u25c9\u25a0\u2b1b\u2705\u2714\u2713\u26ab])",

@@ -225,7 +225,9 @@ def extract_answers(response: str) -> Extraction:
         return Extraction(answers, "phrase", spans, text, thinking, _retracted(text, spans, negated))
     weak = _result_phrase(text)
     if weak is not None:  # "Ergebnis: 5", "解：$x=5$": a value after a word meaning result or solution
-        return Extraction((weak[0],), "phrase", (weak[1],), text, thinking, _retracted(text, (weak[1],), (weak[2],)))
+        return Extraction(
+            (weak[0],), "phrase", (weak[1],), text, thinking, _retracted(text, (weak[1],), (weak[2],))
+        )
     return Extraction((), "none", (), text, thinking)
 
 
@@ -333,7 +335,9 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
     if disowned_later(tail):
         return (*negated[:-1], True)  # "That quote from the forum is wrong", "I could not solve it"
     end = spans[-1][1]
-    if any(footnote_denies(text[k:]) for k in range(max(spans[-1][0], end - 4), end)) or footnote_denies(tail):
+    if any(footnote_denies(text[k:]) for k in range(max(spans[-1][0], end - 4), end)) or footnote_denies(
+        tail
+    ):
         return (*negated[:-1], True)  # "Answer: 5¹ ... ¹ Wrong: ..."
     if taken_back(tail, text[spans[-1][0] : end], len(text) - end <= _RETRACTION_WINDOW):
         return (*negated[:-1], True)  # "\\boxed{5}. Strike that.", "(withdrawn)", "s/5/7/", "..., but"

@@ -626,7 +626,9 @@ _RIGHT_GLUED = ("正确", "正確", "对", "對", "正しい", "맞", "옳", "�
 # round 5: more languages' negations, copulas, "wrong" and "right" words (Hebrew, Tamil, Telugu, Swahili, Latin,
 # Esperanto, Afrikaans, Icelandic, Baltic, South Slavic, Georgian, Armenian, Azerbaijani, Welsh, Basque, Finnic,
 # Hungarian, Albanian, Malay, Tagalog, Amharic, Arabic, romanised Hindi)
-_NEG_WORDS = _NEG_WORDS | frozenset(["nid", "nad", "није", "nije", "nėra", "ne", "bukan", "ez", "አይደለም", "nicht"])
+_NEG_WORDS = _NEG_WORDS | frozenset(
+    ["nid", "nad", "није", "nije", "nėra", "ne", "bukan", "ez", "አይደለም", "nicht"]
+)
 # negations read only after the answer, before a "right" word: short words that mean something else before it
 # (Swahili "si" is also Romance "if"/"yes")
 _NEG_AFTER = frozenset(["si", "siyo", "sio", "hai", "ez", "nid"])
@@ -707,7 +709,9 @@ _CONTRAST = frozenset(
         "mentre",
     ]
 )
-_CONTRAST = _CONTRAST | frozenset(["mà", "tetapi", "tapi", "namun", "nego", "već", "kundi", "lakini", "ngunit"])
+_CONTRAST = _CONTRAST | frozenset(
+    ["mà", "tetapi", "tapi", "namun", "nego", "već", "kundi", "lakini", "ngunit"]
+)
 _CONTRAST_GLUED = ("而是", "而", "但是", "但", "却", "卻", "でも", "하지만", "แต่")
 
 # speakers other than the response: answerers ("other solvers got", "the textbook gives") and persons, who
