@@ -1557,8 +1557,9 @@ _TENTATIVE = re.compile(
     r"|^\s*(?:let'?s\s+)?say,?\s+(?:\$?\s*[A-Za-z]\s*=\s*)?)(?:\$|\\\(|\\\[)?\s*$"
     # a slot filler: "Placeholder: ", "TODO: replace ", "[placeholder] ", "Dummy answer for formatting only: ",
     # "Draft answer: ", "Preliminary answer: " (a word of that kind with no value between it and the answer)
-    r"|(?<!not\s)(?<!not\sa\s)(?<!no\s)\b(?:placeholder|dummy|stub|tbd|tbc|todo|fixme|wip|draft|preliminary|"
-    r"unverified|unconfirmed|filler|mock|fake|bogus|random\s+guess|wild\s+guess)\b[^\d$\\=]{0,40}?"
+    r"|(?<!not\s)(?<!not\sa\s)(?<!no\s)\b(?:placeholder|dummy\s+(?:answer|value|result)|stub|tbd|tbc|todo|fixme|wip|"
+    r"(?:draft|preliminary|bogus)(?:\s+(?:answer|value|result|guess|estimate))?\s*[:\]]|(?:draft|preliminary)\s+(?:answer|value|result|guess)|"
+    r"unverified|unconfirmed|filler|random\s+guess|wild\s+guess)\b[^\d$\\=]{0,40}?"
     r"(?:\$|\\\(|\\\[)?\s*$"
     # hearsay: "Legend has it the answer is", "Rumoured answer:", "Per a forum post I cannot verify:"
     r"|\b(?:legend|rumou?r|hearsay)\s+(?:has\s+it|says|is)\b[^\d$\\=]{0,40}?(?:\$|\\\(|\\\[)?\s*$"

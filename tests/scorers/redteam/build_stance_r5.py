@@ -232,6 +232,9 @@ for resp in [
     "Replacing the placeholder $x$ by its value: $\\boxed{5}$.",
     "$\\boxed{5}$ (confirmed)",
     "Final (not a draft): $\\boxed{5}$",
+    "The fake coin is coin $\\boxed{5}$.",  # word-problem nouns, no placeholder
+    "The mock exam has $\\boxed{5}$ questions.",
+    "The draft pick is number $\\boxed{5}$.",
 ]:
     C("placeholder_any", resp)
 
