@@ -31,8 +31,18 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from ._equiv_afterword import footnote_denies, taken_back
+from ._equiv_markers import ANSWER_HEADING, ANSWER_LINE, RESULT_LINE, may_have_marker
 from ._equiv_segment import REOPENED, set_aside_thinking, until_end_of_turn
-from ._equiv_stance import as_bound, bound_of, disowned_later, phrase_bound, stance_denied, trailing_marks
+from ._equiv_stance import (
+    as_bound,
+    bound_of,
+    disowned_later,
+    negated_lead,
+    phrase_bound,
+    stance_denied,
+    trailing_marks,
+)
 from ._equiv_visible import reader_view
 from ._latex import LocalClosers
 from ._words import ONES, TENS
@@ -94,7 +104,10 @@ _PHRASES = re.compile(
     # "Answer $9$", "Answer \\[ 9 \\]", "**Final Answer**\n\\[\n9\n\\]"; or a heading line ("### Final Answer")
     # with the answer on the next line
     r"|^[ \t]*(?:\#{1,6}[ \t]*)?\**[ \t]*(?i:(?:final\s+)?answer)[ \t]*\**"
-    r"(?:\s*(?=\$|\\\[|\\\()|[ \t]*:?[ \t]*\**[ \t]*$)",
+    r"(?:\s*(?=\$|\\\[|\\\()|[ \t]*:?[ \t]*\**[ \t]*$)"
+    # a word meaning "answer" in any of many languages, then a colon-like mark ("Cevap: 5", "Đáp án: 5"), or
+    # alone on a heading line (_equiv_markers)
+    f"|{ANSWER_LINE}|{ANSWER_HEADING}",
     re.MULTILINE,
 )
 _PHRASE_TAIL = 2048  # characters searched first for the last answer phrase
@@ -210,7 +223,33 @@ def extract_answers(response: str) -> Extraction:
         kept += _second_values(text, kept[-1])
         answers, spans, negated = zip(*kept, strict=True)
         return Extraction(answers, "phrase", spans, text, thinking, _retracted(text, spans, negated))
+    weak = _result_phrase(text)
+    if weak is not None:  # "Ergebnis: 5", "解：$x=5$": a value after a word meaning result or solution
+        return Extraction(
+            (weak[0],), "phrase", (weak[1],), text, thinking, _retracted(text, (weak[1],), (weak[2],))
+        )
     return Extraction((), "none", (), text, thinking)
+
+
+def _result_phrase(text: str) -> tuple[str, tuple[int, int], bool] | None:
+    """The last "result"/"solution" marker's answer (``_equiv_markers.RESULT_LINE``) when it is a value.
+
+    Such a word opens a worked solution as often as it states a result ("Lösung: Wir setzen ..."), so only an
+    answer that is a value of its own counts, and only when no answer phrase exists."""
+    last = None
+    for last in RESULT_LINE.finditer(text, max(0, len(text) - PHRASE_WINDOW)):  # noqa: B007 - the last
+        pass
+    if last is None:
+        return None
+    line = text[last.end() :].lstrip(" \t\r\n").split("\n", 1)[0]
+    if len(_ANY_WORD.findall(_MATH_SPAN.sub(" ", line))) >= 3:
+        return None  # prose: "Lösung: Wir setzen x = 5 ein."
+    found = _phrase_answer(text, last)
+    return found if found is not None and _states_value(found[0]) else None
+
+
+_ANY_WORD = re.compile(r"[^\W\d_]{2,}")
+_MATH_SPAN = re.compile(r"\$[^$]*\$")
 
 
 def _states_value(answer: str) -> bool:
@@ -295,6 +334,13 @@ def _retracted(text: str, spans: tuple[tuple[int, int], ...], negated: tuple[boo
         return negated
     if disowned_later(tail):
         return (*negated[:-1], True)  # "That quote from the forum is wrong", "I could not solve it"
+    end = spans[-1][1]
+    if any(footnote_denies(text[k:]) for k in range(max(spans[-1][0], end - 4), end)) or footnote_denies(
+        tail
+    ):
+        return (*negated[:-1], True)  # "Answer: 5¹ ... ¹ Wrong: ..."
+    if taken_back(tail, text[spans[-1][0] : end], len(text) - end <= _RETRACTION_WINDOW):
+        return (*negated[:-1], True)  # "\\boxed{5}. Strike that.", "(withdrawn)", "s/5/7/", "..., but"
     if not _RETRACTION.search(tail):
         return negated
     if _CONFIRMS.search(tail) and not _DOUBTS.search(tail):
@@ -764,7 +810,7 @@ def _may_have_phrase(text: str, start: int) -> bool:
         for word in _OTHER_MARKERS:
             if word in low:
                 return True
-    return _A_COLON.search(t) is not None
+    return _A_COLON.search(t) is not None or may_have_marker(t)
 
 
 _ASCII_MARKERS = ("answer", "option", "choice", "ponse", "antwort", "respuesta", "resposta", "risposta")
@@ -845,6 +891,7 @@ def _phrase_answer(text: str, last: re.Match[str]) -> tuple[str, tuple[int, int]
         or bool(_DENIED_REMARK.search(answer))
         or bool(_DENYING_REASON.search(answer))
         or bool(_DENYING_REASON.match(text, end))
+        or negated_lead(answer)
         or bool(_DISOWNED_BEFORE.search(text, max(0, last.start() - 60), last.start() + _label_len(last)))
     )
     if not denied:

@@ -34,10 +34,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ._equiv_afterword import footnote_denies, unchecked_item
+
 __all__ = [
     "as_bound",
     "bound_of",
     "disowned_later",
+    "negated_lead",
     "phrase_bound",
     "stance_denied",
     "tentative",
@@ -619,6 +622,34 @@ _RIGHT_WORDS = [
     "đáp",
 ]
 _RIGHT_GLUED = ("正确", "正確", "对", "對", "正しい", "맞", "옳", "ถูก")
+
+# round 5: more languages' negations, copulas, "wrong" and "right" words (Hebrew, Tamil, Telugu, Swahili, Latin,
+# Esperanto, Afrikaans, Icelandic, Baltic, South Slavic, Georgian, Armenian, Azerbaijani, Welsh, Basque, Finnic,
+# Hungarian, Albanian, Malay, Tagalog, Amharic, Arabic, romanised Hindi)
+_NEG_WORDS = _NEG_WORDS | frozenset(
+    ["nid", "nad", "није", "nije", "nėra", "ne", "bukan", "ez", "አይደለም", "nicht"]
+)
+# negations read only after the answer, before a "right" word: short words that mean something else before it
+# (Swahili "si" is also Romance "if"/"yes")
+_NEG_AFTER = frozenset(["si", "siyo", "sio", "hai", "ez", "nid"])
+_LIGHT_WORDS = _LIGHT_WORDS | frozenset(
+    ["estas", "da", "ole", "është", "е", "yw", "yw'r", "yra", "ir", "on", "ist", "является", "hai", "է", "ni",
+     "ka", "ang", "ba", "yang", "adalah", "ialah", "merupakan", "kua", "ndiyo", "ndio", "ni", "на", "ето"]
+)  # fmt: skip
+_WRONG_WORDS += [
+    "தவறு", "తప్పు", "ತಪ್ಪು", "തെറ്റ്", "verkeerd", "rangt", "rangur", "röng", "neteising-", "netočn-", "netačn-",
+    "napačn-", "погрешн-", "грешн-", "греш-", "неточн-", "არასწორ-", "მცდარ-", "սխալ", "səhv-", "yanlış-", "falsum",
+    "falsa", "falsus", "malĝust-", "malvera", "feil", "fel", "forkert", "väärin", "väär-", "helytelen-",
+    "hibás", "rossz", "gabim-", "salah", "mali", "خطأ", "خاطئ-", "galat", "ghalat", "sbagliat-", "błędn-",
+    "chybn-", "nesprávn-", "greșit-", "gresit-", "nepareiz-", "ስህተት", "kosa", "makosa", "anghywir",
+    "okerra", "oker-", "ruled", "refuted", "disproved", "excluded", "exclud-", "refut-", "disprov-",
+]  # fmt: skip
+_RIGHT_WORDS += [
+    "נכון", "נכונה", "sahihi", "responsum", "respondo", "oikein", "oikea", "õige", "helyes-", "správn-", "corect-",
+    "pareiz-", "pravil-", "тачн-", "точн-", "вірн-", "правильн-", "ትክክል", "zuzen-", "ateb", "rétt-", "juist",
+    "korrek-", "teising-", "točn-", "benar", "betul", "tama", "đúng", "صحيح-", "درست", "სწორ-", "ճիշտ", "doğru",
+    "düzgün", "igaz", "true", "sağ",
+]  # fmt: skip
 # "none other than", "nothing but", "not only": exclusives and additives after a negation assert the value
 _EXCLUSIVE = frozenset(
     [
@@ -678,6 +709,9 @@ _CONTRAST = frozenset(
         "mentre",
     ]
 )
+_CONTRAST = _CONTRAST | frozenset(
+    ["mà", "tetapi", "tapi", "namun", "nego", "već", "kundi", "lakini", "ngunit"]
+)
 _CONTRAST_GLUED = ("而是", "而", "但是", "但", "却", "卻", "でも", "하지만", "แต่")
 
 # speakers other than the response: answerers ("other solvers got", "the textbook gives") and persons, who
@@ -685,6 +719,11 @@ _CONTRAST_GLUED = ("而是", "而", "但是", "但", "却", "卻", "でも", "�
 # friends get apples
 _ANSWERERS = [
     "solver-",
+    "op",
+    "op's",
+    "poster-",
+    "reviewer-",
+    "referee-",
     "others",
     "someone",
     "somebody",
@@ -1186,6 +1225,8 @@ def _denied_after(clause: str) -> bool:
             return any(_is(r, _RIGHT_WORDS) for r in rest[:4]) or (
                 _light(nxt) and all(_light(r) for r in rest[:3]) and len(rest) <= 3
             )
+        if t in _NEG_AFTER and any(_is(r, _RIGHT_WORDS) for r in toks[i + 1 : i + 4]):
+            return True  # "\\boxed{5} si sahihi", "\\boxed{5} ez da zuzena"
         if _is(t, _RIGHT_WORDS) and i + 1 < len(toks) and _negation(toks[i + 1]):
             return True  # "klopt niet", "stimmt nicht"
         if not _light(t) and t not in (",", "—", "–", "-", ":", "(") and not _symbol(t):
@@ -1219,6 +1260,14 @@ def _mark(ch: str) -> int:
         or "OCTAGONAL SIGN" in name
         or "SQUARED NG" in name
         or "SQUARED SOS" in name
+        # derision and doubt: a pile of poo, a clown, a red (fail) light, a thinking or shrugging or upside-down face
+        or "PILE OF POO" in name
+        or "CLOWN" in name
+        or name == "LARGE RED CIRCLE"
+        or "THINKING FACE" in name
+        or "SHRUG" in name
+        or "UPSIDE-DOWN FACE" in name
+        or "RAISED EYEBROW" in name
     ):
         return -1 if unicodedata.category(ch).startswith("S") else 0
     if "CHECK MARK" in name or "BALLOT BOX WITH CHECK" in name or "THUMBS UP" in name or words[-1] == "CHECK":
@@ -1431,6 +1480,8 @@ def stance_denied(text: str, span: tuple[int, int]) -> bool:
         or _attributed(text, span)
         or _table_verdict(text, span)
         or tentative(text, span)
+        or unchecked_item(text, span[0])
+        or footnote_denies(text[span[1] : span[1] + 400])
     )
 
 
@@ -1503,7 +1554,24 @@ def as_bound(content: str, rel: str) -> str:
 _TENTATIVE = re.compile(
     r"(?:\b(?:candidate(?:\s+(?:answer|value|solution))?s?|tentative(?:ly)?|provisional(?:ly)?|trial(?:\s+value)?|"
     r"conjecture|first\s+guess|my\s+guess|guess)\s*[:=]?\s*(?:\$?\s*[A-Za-z]\s*=\s*)?"
-    r"|^\s*(?:let'?s\s+)?say,?\s+(?:\$?\s*[A-Za-z]\s*=\s*)?)(?:\$|\\\(|\\\[)?\s*$",
+    r"|^\s*(?:let'?s\s+)?say,?\s+(?:\$?\s*[A-Za-z]\s*=\s*)?)(?:\$|\\\(|\\\[)?\s*$"
+    # a slot filler: "Placeholder: ", "TODO: replace ", "[placeholder] ", "Dummy answer for formatting only: ",
+    # "Draft answer: ", "Preliminary answer: " (a word of that kind with no value between it and the answer)
+    r"|(?<!not\s)(?<!not\sa\s)(?<!no\s)\b(?:placeholder|dummy\s+(?:answer|value|result)|stub|tbd|tbc|todo|fixme|wip|"
+    r"(?:draft|preliminary|bogus)(?:\s+(?:answer|value|result|guess|estimate))?\s*[:\]]|(?:draft|preliminary)\s+(?:answer|value|result|guess)|"
+    r"unverified|unconfirmed|filler|random\s+guess|wild\s+guess)\b[^\d$\\=]{0,40}?"
+    r"(?:\$|\\\(|\\\[)?\s*$"
+    # hearsay: "Legend has it the answer is", "Rumoured answer:", "Per a forum post I cannot verify:"
+    r"|\b(?:legend|rumou?r|hearsay)\s+(?:has\s+it|says|is)\b[^\d$\\=]{0,40}?(?:\$|\\\(|\\\[)?\s*$"
+    r"|(?<!as\s)\b(?:supposedly|reportedly|allegedly|rumou?red|purported(?:ly)?|alleged|claimed|so-called)\b[^\d$\\=]{0,30}?"
+    r"(?:\$|\\\(|\\\[)?\s*$"
+    r"|\b(?:per|according\s+to)\s+(?:a|an|the|some)\s+(?:\w+\s+)?(?:post|forum|rumou?r|thread|comment|tweet|"
+    r"source|website|site|blog)\b[^\d$\\=]{0,40}?(?:\$|\\\(|\\\[)?\s*$"
+    # a denied proposition: "It is not true that $x = ", "It is false that ", "Anything but "
+    r"|\b(?:not\s+(?:true|the\s+case)|false|untrue|wrong|incorrect)\s+that\b[^\d\\]{0,12}"
+    r"(?:\$?\s*[A-Za-z]\s*=\s*)?(?:\$|\\\(|\\\[)?\s*$"
+    r"|\b(?:anything|everything|any\s+value|anyone)\s+but\s*(?:\$|\\\(|\\\[)?\s*$"
+    r"|\b(?:refuted|disproved|excluded|rejected|eliminated|ruled\s+out|debunked)\s*[:\uff1a]\s*(?:\$|\\\(|\\\[)?\s*$",
     re.IGNORECASE,
 )
 
@@ -1525,6 +1593,14 @@ _DISOWNED_LATER = re.compile(
     r"|\b(?:my|the|our)\s+(?:computation|calculation|solution|work|derivation|proof)\s+(?:is|was)\s+"
     r"(?:still\s+)?(?:unfinished|incomplete|not\s+(?:finished|complete|done))"
     r"|\bI\s+have\s+no\s+(?:answer|solution)\b"
+    # the same in other languages, and an attempt that failed: "(Ich habe es nicht gelöst.)", "(Je n'ai pas résolu
+    # le problème.)", "(Я не решил.)", "（解けませんでした）", "（我没有算出来）", "My own attempt did not converge"
+    r"|\bnicht\s+(?:gel\u00f6st|l\u00f6sen\s+k\u00f6nnen)|\bn'ai\s+pas\s+(?:r\u00e9solu|pu\s+r\u00e9soudre|trouv\u00e9)"
+    r"|\bno\s+(?:lo\s+|la\s+)?(?:resolv\u00ed|pude\s+resolver)|\bn\u00e3o\s+(?:o\s+|a\s+)?(?:resolvi|consegui)"
+    r"|\bnon\s+(?:l'ho\s+|ho\s+)?risolto|\u043d\u0435\s+(?:\u0440\u0435\u0448\u0438\u043b|\u0441\u043c\u043e\u0433|\u0440\u0435\u0448\u0438\u043b\u0430)"
+    r"|\u89e3\u3051\u307e\u305b\u3093|\u89e3\u3051\u306a\u304b\u3063\u305f|\u6ca1\u6709?\u7b97\u51fa|\u6ca1\u6709?\u89e3\u51fa|\u4e0d\u4f1a\u505a"
+    r"|\b(?:my|our)\s+(?:own\s+)?(?:attempt|computation|method|iteration|derivation|solution)s?\s+"
+    r"(?:did\s*(?:n't|\s+not)|failed\s+to)\s+(?:converge|work|succeed|finish)"
     r"|\b(?:only|just)\s+(?:the\s+|a\s+)?(?:required\s+|expected\s+|answer\s+)?(?:format|template|placeholder)\b"
     r"|\bthis\s+is\s+(?:the|a)\s+(?:\w+\s+){0,2}?(?:template|placeholder)\b"
     r"|\b(?:actual|correct|true|real|exact)\s+(?:value|answer|minimum|maximum)\s+is\s+(?:still\s+)?"
@@ -1560,6 +1636,14 @@ def phrase_bound(answer: str) -> str | None:
     end = re.match(r"[-\d.,$\\{}^_/]+", answer[v.start() :])
     stop = v.start() + (end.end() if end else 1)
     return bound_of(answer, (v.start(), stop))
+
+
+def negated_lead(answer: str) -> bool:
+    """An answer phrase's answer opens with a negation of the value after it ("Đáp án: không phải 5")."""
+    m = re.search(r"[-\d$\\(]", answer)
+    if m is None or m.start() == 0:
+        return False
+    return _negated_before(answer[: m.start()])
 
 
 def trailing_marks(answer: str) -> tuple[str, bool]:
