@@ -25,10 +25,35 @@ VERL_PYTHON = Path(os.environ.get("REWARDLOOP_VERL_PYTHON", REPO / ".venv-verl" 
 OURS_PYTHON = Path(os.environ.get("REWARDLOOP_PYTHON", REPO / ".venv" / "bin" / "python"))
 
 
+def _main_checkout() -> Path:
+    """The main checkout of this repository: REPO itself, or for a ``git worktree`` the checkout whose
+    ``.git`` directory holds it (its ``.git`` is a file ``gitdir: <main>/.git/worktrees/<name>``)."""
+    dot_git = REPO / ".git"
+    if dot_git.is_file():
+        text = dot_git.read_text(encoding="utf-8").strip()
+        if text.startswith("gitdir:"):
+            gitdir = Path(text.split(":", 1)[1].strip())
+            if gitdir.parent.name == "worktrees":
+                return gitdir.parent.parent.parent
+    return REPO
+
+
 def data_dir() -> Path | None:
-    """The shared public-data folder (``../shared/data`` next to the repo), or ``None`` when absent."""
-    path = Path(os.environ.get("REWARDLOOP_SHARED_DATA", REPO.parent / "shared" / "data"))
-    return path if path.is_dir() else None
+    """The shared public-data folder (``$REWARDLOOP_SHARED_DATA``, else ``../shared/data`` next to the repo or,
+    in a git worktree, next to its main checkout), or ``None`` when absent, with a warning on stderr: a bench
+    then falls back to generated rows, and its numbers are not the documented ones."""
+    if "REWARDLOOP_SHARED_DATA" in os.environ:
+        candidates = [Path(os.environ["REWARDLOOP_SHARED_DATA"])]
+    else:
+        candidates = [REPO.parent / "shared" / "data", _main_checkout().parent / "shared" / "data"]
+    for path in candidates:
+        if path.is_dir():
+            return path
+    print(
+        f"warning: no shared data at {', '.join(map(str, candidates))}: generated rows stand in (set REWARDLOOP_SHARED_DATA)",
+        file=sys.stderr,
+    )
+    return None
 
 
 def load_make_rollouts() -> ModuleType:
