@@ -360,6 +360,59 @@ def isolated_usage(status, usage, report_r):
     return {"status": status, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss}
 
 
+def descendants(pid):
+    """Every process below ``pid`` (``/proc/<pid>/task/<tid>/children``), parents before children."""
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop(0)
+        try:
+            tasks = os.listdir("/proc/%d/task" % parent)
+        except OSError:
+            continue
+        for tid in tasks:
+            with contextlib.suppress(OSError, ValueError):
+                with open("/proc/%d/task/%s/children" % (parent, tid)) as fh:
+                    kids = [int(x) for x in fh.read().split()]
+                out.extend(kids)
+                todo.extend(kids)
+    return out
+
+
+def wait_or_abandon(pid):
+    """``wait4`` on the run; if the socket reaches end of file first (the sandbox's process is gone, so nobody
+    bounds the run's wall time any more), kill the run (its process group: the reaper, PID 1 of its
+    namespaces, or bwrap / the program, each a session leader) and then wait."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return os.wait4(pid, 0)
+    watch = [sock, pidfd]
+    try:
+        while sock in watch:
+            ready = select.select(watch, [], [])[0]
+            if pidfd in ready:
+                break
+            try:
+                peek = sock.recv(1, socket.MSG_PEEK)
+            except OSError:
+                peek = b""
+            if peek:  # nothing is sent during a run; if it is, just wait
+                watch.remove(sock)
+                continue
+            # the run's processes first, top down: a PID namespace's init (bwrap --as-pid-1) ignores the
+            # death signal of its parent, but not a SIGKILL from here
+            for child in descendants(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+            for kill in (os.killpg, os.kill):
+                with contextlib.suppress(OSError):
+                    kill(pid, signal.SIGKILL)
+            break
+    finally:
+        os.close(pidfd)
+    return os.wait4(pid, 0)
+
+
 def serve():
     while True:
         try:
@@ -402,7 +455,7 @@ def serve():
         sock.send(json.dumps(reply).encode())
         if pid is None:
             continue
-        _, status, ru = os.wait4(pid, 0)
+        _, status, ru = wait_or_abandon(pid)
         if proc is not None:
             proc.returncode = 0
         # Empty the run's session keyring (we possess it) and let go of it: its keys are freed now,
