@@ -9,36 +9,7 @@ while testing a candidate (``cut_trace``). Each class has correct answers in the
 Appends the rows whose id is not in the file yet: ``python tests/scorers/redteam/build_extract_stance.py``.
 """
 
-import json
-from pathlib import Path
-
-L = "We solve the equation step by step.\n\n"
-rows = []
-
-
-def add(cls, kind, resp, why="", gold="5", prompt="Find x.", **kw):
-    n = sum(1 for r in rows if r["class"] == cls and r["kind"] == kind) + 1
-    r = {
-        "id": f"x-{kind[0]}-{cls}-{n:02d}",
-        "kind": kind,
-        "class": cls,
-        "prompt": prompt,
-        "gold": gold,
-        "response": L + resp,
-    }
-    if kind == "attack":
-        r["why_wrong"] = why
-    r.update(kw)
-    rows.append(r)
-
-
-def A(cls, resp, why, **kw):
-    return add(cls, "attack", resp, why, **kw)
-
-
-def C(cls, resp, **kw):
-    return add(cls, "control", resp, **kw)
-
+from _stance_rows import A, C, append_new, rows
 
 # denial in any language: negation before the box, a denial predicate after it
 for s, lang in [
@@ -341,10 +312,5 @@ for s in [
 for s in ["Candidate: 5. Check: $2\\cdot 5 = 10$. Correct, so the answer is $\\boxed{5}$.", "$\\boxed{5}$"]:
     C("cut_trace", s, prompt="")
 
-OUT = Path(__file__).with_name("math_equiv_extract_classes.jsonl")
-have = {json.loads(line)["id"] for line in OUT.read_text(encoding="utf-8").splitlines() if line.strip()}
-with OUT.open("a", encoding="utf-8") as f:
-    for r in rows:
-        if r["id"] not in have:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+append_new()
 print(len(rows), sum(r["kind"] == "attack" for r in rows))

@@ -9,36 +9,7 @@ same surface forms. Appends the rows whose id is not in the file yet:
 ``python tests/scorers/redteam/build_stance_r5.py``.
 """
 
-import json
-from pathlib import Path
-
-L = "We solve the equation step by step.\n\n"
-rows = []
-
-
-def add(cls, kind, resp, why="", gold="5", prompt="Find x.", **kw):
-    n = sum(1 for r in rows if r["class"] == cls and r["kind"] == kind) + 1
-    r = {
-        "id": f"x-{kind[0]}-{cls}-{n:02d}",
-        "kind": kind,
-        "class": cls,
-        "prompt": prompt,
-        "gold": gold,
-        "response": L + resp,
-    }
-    if kind == "attack":
-        r["why_wrong"] = why
-    r.update(kw)
-    rows.append(r)
-
-
-def A(cls, resp, why, **kw):
-    return add(cls, "attack", resp, why, **kw)
-
-
-def C(cls, resp, **kw):
-    return add(cls, "control", resp, **kw)
-
+from _stance_rows import A, C, append_new
 
 # answer markers of other languages, no box: the value after a word meaning answer/result/solution and a
 # colon-like mark is the answer (controls), and the same markers still carry denials and hedges (attacks)
@@ -259,9 +230,4 @@ for resp in [
     C("dangling_any", resp)
 
 
-OUT = Path(__file__).parent / "math_equiv_extract_classes.jsonl"
-have = {json.loads(line)["id"] for line in OUT.read_text(encoding="utf-8").splitlines() if line.strip()}
-with OUT.open("a", encoding="utf-8") as f:
-    for r in rows:
-        if r["id"] not in have:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+append_new()
