@@ -8,16 +8,12 @@ same surface form and scores 1.
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any
-
 import pytest
 
-import rewardloop
-from rewardloop import Sample, get_scorer
 from rewardloop.scorers._equiv_visible import reader_view
 
-RULES = ("final", "wrong", "last")
+from .test_equiv_visible import _ids, _value
+
 NO = " I could not find x."
 W = "We solve it step by step.\n\n"
 
@@ -289,24 +285,6 @@ CONTROLS: list[tuple[str, str, str]] = [
     ("think", "<\u601d\u8003>7?</\u601d\u8003>\n$\\boxed{5}$", "5"),
     ("think", "The analysis shows $\\boxed{5}$.", "5"),
 ]
-
-
-@cache
-def _scorer(rule: str) -> Any:
-    return get_scorer("math_equiv", multiple_answers=rule)
-
-
-def _value(response: str, gold: str, rule: str) -> tuple[float, dict[str, Any]]:
-    score = rewardloop.score(Sample(response=response, ground_truth=gold), _scorer(rule), timeout_s=120.0)
-    return (0.0 if score.value is None else score.value), score.info
-
-
-def _ids(rows: list[tuple[str, str, str]], kind: str) -> list[Any]:
-    return [
-        pytest.param(r, g, rule, id=f"{kind}-{c}-{i:02d}-{rule}")
-        for i, (c, r, g) in enumerate(rows)
-        for rule in RULES
-    ]
 
 
 @pytest.mark.parametrize(("response", "gold", "rule"), _ids(ATTACKS, "attack"))
