@@ -85,26 +85,43 @@ def _gone(marker: str, within_s: float = 10.0) -> list[int]:
 # ====================================================================== filesystem view
 
 
+def _toolchain_roots() -> list[str]:
+    """The host directories the sandbox binds in for its toolchains (the Python prefix, the virtualenv...)."""
+    from rewardloop.sandbox._languages import LANGUAGES
+
+    return sorted(
+        {os.path.realpath(r) for lang in LANGUAGES.values() if (tc := lang.resolve()) for r in tc.roots}
+    )
+
+
 def test_fs_every_nonstandard_top_level_directory_is_an_empty_tmpfs(sb: Sandbox) -> None:
-    """Hidden: "every top-level directory outside the standard hierarchy" (here /old_root, /farm, /boot;
-    /work shows only the bound toolchain stubs, no file of the checkouts)."""
+    """Hidden: "every top-level directory outside the standard hierarchy" (here /old_root, /farm, /boot).
+    A top-level directory that holds a toolchain (/work here, wherever the checkout and its virtualenv live
+    on another machine) shows only the bound toolchain trees: no other file of the host."""
+    roots = _toolchain_roots()
+    tops = sorted({"/" + r.strip("/").split("/")[0] for r in roots if r.strip("/")})
     code = (
         "import json, os\n"
+        f"roots = {roots!r}\n"
+        f"tops = {tops!r}\n"
         "res = {}\n"
         "for d in sorted(os.listdir('/')):\n"
         "    p = '/' + d\n"
-        "    if d in ('bin','dev','etc','lib','lib32','lib64','libx32','proc','sbin','sys','usr','tmp','work','root'):\n"
+        "    if d in ('bin','dev','etc','lib','lib32','lib64','libx32','proc','sbin','sys','usr','tmp','root') or p in tops:\n"
         "        continue\n"
         "    if os.path.isdir(p) and not os.path.islink(p):\n"
         "        try:\n            res[d] = len(os.listdir(p))\n"
         "        except PermissionError:\n            res[d] = 'EACCES'\n"
-        "files = [os.path.join(b, f) for b, _, fs in os.walk('/work') for f in fs if '/.venv' not in b]\n"
-        "print(json.dumps([res, len(files)]))\n"
+        "def bound(b):\n"
+        "    return any(b == r or b.startswith(r + '/') for r in roots)\n"
+        "files = [os.path.join(b, f) for t in tops if not t.startswith(('/usr', '/tmp'))\n"
+        "         for b, _, fs in os.walk(t) if not bound(b) for f in fs]\n"
+        "print(json.dumps([res, files[:20]]))\n"
     )
     r = py(sb, code, limits=Limits(wall_s=60))
     assert r.status is RunStatus.FINISHED, r
-    entries, nfiles = json.loads(r.stdout)
-    assert nfiles == 0, r.stdout
+    entries, files = json.loads(r.stdout)
+    assert files == [], r.stdout
     assert {k: v for k, v in entries.items() if v not in (0, "EACCES")} == {}, entries
 
 
