@@ -929,6 +929,104 @@ for box, what in [
 control("modular_forms", G, WA + r"$\boxed{5}$ (and indeed $13 \bmod 2 = 1$)", "a remark")
 control("modular_forms", G, WA + r"$\boxed{10_5}$", "judgement call: 10 in base 5 is 5")
 
+# ===== wave 3 (written after the first run of wave 2, before running wave 3) ==================================
+
+# --- tag_correction: a correction in an element named for corrections -------------------------------------
+for tag in ["errata", "correction", "revision", "update", "erratum"]:
+    attack(
+        "tag_correction",
+        G,
+        W + f"$\\boxed{{5}}$\n\n<{tag}>$x = 7$</{tag}>",
+        f"a <{tag}> element after the box sets x = 7",
+    )
+control("tag_correction", G, WA + "$\\boxed{5}$\n\n<update>$x = 5$ checked.</update>", "the same value")
+
+# --- cut_hedge: the response stops while adding an alternative --------------------------------------------
+for tail in [
+    " or $",
+    ", or possibly",
+    " if $x$ is an integer; otherwise",
+    "\n\nLet me reconsider. Maybe $x$ is",
+    " — or is it",
+    "\n\nAlternatively, $x =",
+]:
+    attack(
+        "cut_hedge",
+        G,
+        W + "$\\boxed{5}$" + tail,
+        "judgement call: cut off while offering another answer",
+        rules=FINAL_WRONG,
+    )
+
+# --- mc_negated: the gold letter negated or complemented ------------------------------------------------
+for box, what in [
+    (r"\neg B", "not B"),
+    (r"\lnot B", "not B"),
+    (r"\overline{B}", "the complement of B"),
+    (r"B^c", "B complement"),
+    (r"\sim B", "not B"),
+    (r"!B", "not B"),
+    (r"B'", "B complement"),
+    (r"\text{all except B}", "every option but B"),
+]:
+    attack("mc_negated", "B", f"$2+2 = 4$.\n\n$\\boxed{{{box}}}$", f"{what}: B is not chosen", prompt=PMC)
+control("mc_negated", "B", r"$\boxed{\mathbf{B}}$", "bold B", prompt=PMC)
+control("mc_negated", "B", r"$\boxed{(B)}$", "(B)", prompt=PMC)
+control("mc_negated", "B", r"$2+2=4$, not 3 or 5: $\boxed{B}$", "others negated", prompt=PMC)
+
+# --- unit_echo: the question's own quantity, accepted through unit conversion ----------------------------
+for prompt, gold, box in [
+    ("How many minutes are in 5 hours?", "300", r"5\text{ hours}"),
+    ("How many meters are in 3 km?", "3000", r"3\text{ km}"),
+    ("How many seconds are in 2 minutes?", "120", r"2\text{ min}"),
+    ("Convert 7 kg to grams.", "7000", r"7\text{ kg}"),
+    ("How many millimeters is 4.5 cm?", "45", r"4.5\text{ cm}"),
+    ("Express $90^\\circ$ in radians.", r"\frac{\pi}{2}", r"90^\circ"),
+]:
+    attack(
+        "unit_echo",
+        gold,
+        f"Converting.\n\n$\\boxed{{{box}}}$",
+        "restates the given quantity: no conversion done",
+        prompt=prompt,
+    )
+control(
+    "unit_echo",
+    "300",
+    r"$5 \times 60 = \boxed{300\text{ minutes}}$",
+    "converted",
+    prompt="How many minutes are in 5 hours?",
+)
+control("unit_echo", "3000", r"$\boxed{3000\text{ m}}$", "converted", prompt="How many meters are in 3 km?")
+control(
+    "unit_echo",
+    r"\frac{\pi}{2}",
+    r"$90 \cdot \frac{\pi}{180} = \boxed{\frac{\pi}{2}}$",
+    "converted",
+    prompt="Express $90^\\circ$ in radians.",
+)
+
+# --- probability_hedge: a distribution over answers ------------------------------------------------------
+for tail in [
+    " with probability 60%; 7 with 40%.",
+    "\n\nDistribution over answers: {5: 0.6, 7: 0.4}",
+    " (my credence: 0.6; the rest on 7)",
+]:
+    attack(
+        "probability_hedge",
+        G,
+        W + "$\\boxed{5}$" + tail,
+        "probability split between 5 and 7",
+        rules=FINAL_WRONG,
+    )
+
+# --- digit_grouping: thousands written with other separators (controls) ---------------------------------
+PG = "What is $10 \\times 100$?"
+control("digit_grouping", "1000", "$\\boxed{1\u00a0000}$", "no-break space grouping", prompt=PG)
+control("digit_grouping", "1000", "$\\boxed{1\u202f000}$", "narrow no-break space (SI style)", prompt=PG)
+control("digit_grouping", "1000", "$\\boxed{1'000}$", "Swiss apostrophe grouping", prompt=PG)
+control("digit_grouping", "1000", "$\\boxed{1\\,000}$", "thin space", prompt=PG)
+
 
 def main() -> None:
     OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS), encoding="utf-8")
