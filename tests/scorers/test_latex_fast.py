@@ -2,7 +2,7 @@
 very tree ANTLR builds (same node types, same argument order, same atoms: ``srepr`` of every leaf).
 
 Inputs: seeded random expressions from a grammar of the subset and of its near misses (constructs the fast
-parser must decline: sets, ``\\pm``, ``|x|``, ``f(x)``, ``dx``, ``E`` notation, ``I^2``, double superscripts,
+parser must decline: sets, ``\\pm``, ``|x|``, calls other than ``f(x)`` (``f^2(x)``, ``f(x_1)``), ``dx``, ``E`` notation, ``I^2``, double superscripts,
 keywords hidden in words ...), every string literal of the scorer test tables, and every answer of the shared
 data (``../shared/data``; skipped when absent).
 """
@@ -180,6 +180,8 @@ class Gen:
             base += "\\rfloor" if base.startswith("\\lfloor") else "\\rceil"
         elif k < 0.84:
             base = "\\binom{" + self.r.choice("nkx0123456789") + "}{" + self.r.choice("kx012345") + "}"
+        elif k < 0.84 + 0.04 * self.CALLS:
+            base = self.call()
         elif k < 0.88 and self.odd():
             base = self.r.choice("fgxnNa") + self.pick("(x)", "(2)", "(x,y)", "[2]", "{(x)}")
         elif k < 0.88:
@@ -197,6 +199,59 @@ class Gen:
         if self.odd():
             base += self.pick("^2", "_1", "!")
         return base
+
+    #: share of the ``f(x)`` branch given to :meth:`call` (the rest: products and near misses like ``f(n+1)``)
+    CALLS = 0.6
+
+    def call(self) -> str:
+        """A call of an undefined function (``f(x)``, ``N(n)``, ``\\omega(m)``, ``f_1(2)``), or one of its near
+        misses: a name with a superscript, ``e``/``E``/``\\gamma``, a Greek name with its trailing space, other
+        brackets, an argument that is not one letter or number (``x_1``, ``-x``, ``2x``, ``x,y``, ``10\\%``), a
+        call followed by brackets, a subscript or a prime."""
+        name = self.pick(
+            *"fgxnNaPdIAk", "\\omega", "\\pi", "\\Delta", "\\phi", "f_1", "f_{1}", "a_n", "f_{n - 1}"
+        )
+        if self.odd() or self.r.random() < 0.15:
+            name = self.pick(
+                "e", "E", "\\gamma", "\\Gamma", "\\pi ", "x^2", "f^2", "f^{-1}", "f'", "\\sin", "ab"
+            )
+        o, c = ("(", ")")
+        if self.odd():
+            o, c = self.r.choice((("[", "]"), ("{(", ")}"), ("\\left(", "\\right)"), ("\\left[", "\\right]")))
+        k = self.r.random()
+        if k < 0.35:
+            arg = self.r.choice("abcxyznkmtIiEde")
+        elif k < 0.55:
+            arg = self.number()
+        elif k < 0.65:
+            arg = self.r.choice(self.GREEK)
+        else:
+            arg = self.pick(
+                "x_1",
+                "x^2",
+                "-x",
+                "2x",
+                "x,y",
+                "n+1",
+                "x ",
+                " x",
+                "(x)",
+                "{x}",
+                "\\frac12",
+                "f(x)",
+                "\\infty",
+                "10\\%",
+                "x!",
+                "\\sqrt2",
+                "e^2",
+                "1,2",
+                "\\pi x",
+                "n-1",
+                "2",
+                "x y",
+            )
+        tail = self.pick("", "", "", "", "", "^2", "!", "(y)", "_1", "^{-1}", "'", "[2]", "{(x)}", " (y)")
+        return name + self.pick("", "", "", " ") + o + arg + c + tail
 
     def term(self, depth: int) -> str:
         out = self.factor(depth)
@@ -331,9 +386,22 @@ def test_shared_data_answers_agree_with_antlr(shard: int) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "f(x)",  # a function call for the grammar
-        "x(2)",
-        "n^{2}(3)",
+        "n^{2}(3)",  # calls it does not read: a name with a superscript, other arguments, brackets, contexts
+        "f^2(x)",
+        "f^{-1}(x)",
+        "f(x_1)",
+        "f(x,y)",
+        "f(10\\%)",
+        "f(\\infty)",
+        "f(\\pi )",  # a Greek command's trailing space is part of the grammar's token text
+        "\\pi (x)",
+        "f[x]",
+        "f{(x)}",
+        "f(x)(y)",
+        "f(x)_1",
+        "\\sin f(x)",  # the unbracketed argument of a function
+        "\\gamma(x)",
+        "E(x)",
         "I^2",  # the converter drops I's scripts
         "dx",  # the differential token
         "2 d x",
@@ -375,6 +443,14 @@ def test_declines_what_it_does_not_pin_down(text: str) -> None:
         "\\sin x y",
         "\\ln 2/\\ln 3",
         "e^{i\\pi}",
+        "f(x)",  # calls of undefined functions: one letter, Greek letter or number in parentheses
+        "x(2)",
+        "N(n) = \\left\\lfloor \\frac{2 n}{3} \\right\\rfloor + 1",
+        "2\\omega(m)+1",
+        "3-\\frac{2}{3}f(x)",
+        "f_{n - 1}(x) + f_1(2.5)",
+        "f(x)^2 g(\\alpha)!",
+        "f(n+1)",  # a product, not a call
     ],
 )
 def test_reads_the_common_subset_as_antlr_does(text: str) -> None:

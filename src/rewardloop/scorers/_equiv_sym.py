@@ -116,6 +116,17 @@ def exprs_equal(a: Any, b: Any, rel_tol: float = 0.0) -> bool | None:
     grants because the *gold* is a rounded decimal (it is the gold's half unit of its last place, relative).
     """
     a, b = _exact_floats(a), _exact_floats(b)
+    if a == b and (a - b) == 0:
+        return True  # the same tree: what the tests below find, without evaluating it (see _compare)
+    return _compare(a, b, rel_tol)
+
+
+def _compare(a: Any, b: Any, rel_tol: float) -> bool | None:
+    """:func:`exprs_equal` without its shortcut for one tree twice. That shortcut returns what this returns:
+    ``a - a`` is 0 only for a finite ``a`` (``oo - oo`` is nan), and then the constants' zero test is given 0,
+    and at every point of an identity both sides are the same value, whose difference is 0 again (a point
+    where it is not finite is skipped), so every decisive point agrees, and ``simplify(0) == 0`` if too few
+    are decisive."""
     fa, fb = a.free_symbols, b.free_symbols
     if fa != fb:  # "5 + 0 \\cdot k" has no k: a symbol that cancels is not a parameter
         a, b = _expanded(a), _expanded(b)

@@ -3,7 +3,8 @@
 The symbolic stage reads answers with ``latex2sympy2_extended`` (an ANTLR grammar, pure Python): tens to
 hundreds of milliseconds per answer in a fresh worker, most of the stage's time. Most answers that reach it
 are short arithmetic: numbers, ``\\frac``, ``\\sqrt[n]{}``, powers, subscripted letters, implicit products,
-trig/log functions, floor/ceil, factorials, relations. :func:`parse` reads that subset with a small recursive
+trig/log functions, floor/ceil, factorials, relations, calls of undefined functions with one letter or
+number in parentheses (``f(x)``, ``N(n)``, ``\\omega(m)``, ``f_1(2)``: ``Function('f')(x)``, as the grammar reads them). :func:`parse` reads that subset with a small recursive
 descent over the *same normalised text* (``normalize_latex``, as the ANTLR path runs it) and builds the sympy
 object node by node with the same constructors and the same flattening and folding the converter applies
 (``evaluate=False`` trees: ``2x`` is ``Mul(2, x)``, ``a-3`` is ``Add(a, -3)``, ``2 3`` is the mixed number 5,
@@ -15,8 +16,9 @@ pinned down here, is declined (``None``) and the caller parses with ANTLR: comma
 ``|x|``, ``\\text``, unknown commands (the whole command name must be known: ``\\pix`` is declined, not read as
 ``\\pi x``), a letter sequence containing one of the grammar's plain-word tokens (``tr``, ``norm``, ``eye``...),
 ``d`` before a letter (the grammar's differential token), ``E`` (E notation), ``I`` with a sub- or
-superscript (the converter drops them), ``f(x)``-shaped calls (the grammar reads ``x(2)`` as a function), two
-superscripts in a row, a braced whole (``{x}`` is a one-element set at the top), non-ASCII text.
+superscript (the converter drops them), other call shapes (``f^2(x)``, ``f(x_1)``, ``f(x,y)``, ``f[x]``, a call
+in a function's unbracketed argument ``\\sin f(x)``; a bracket holding one atom after a letter is a call for the
+grammar, never a product), two superscripts in a row, a braced whole (``{x}`` is a one-element set at the top), non-ASCII text.
 
 Agreement with ANTLR is checked by a differential test (``tests/scorers/test_latex_fast.py``): thousands of
 seeded random expressions from a grammar of the subset and every LaTeX answer in the test tables and the
@@ -266,6 +268,7 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.t = tokens
         self.i = 0
+        self.nofunc = 0  # > 0 inside a function's unbracketed argument (the grammar's mp_nofunc: no calls)
 
     # -- helpers
     def kind(self, k: int = 0) -> str | None:
@@ -487,7 +490,7 @@ class _Parser:
     def atom(self, scripts: bool) -> Any:
         import sympy
 
-        kind, value, _ = self.t[self.i]
+        kind, value, source = self.t[self.i]
         self.i += 1
         if kind == "num":
             if scripts and self.kind() == "_":  # a base written as a subscript is ignored: 0.0011_{2}
@@ -503,10 +506,12 @@ class _Parser:
             raise _Decline
         from latex2sympy2_extended.symbols import get_symbol
 
-        sub = ""
+        sub = raw_sub = ""
         if scripts and self.kind() == "_":
+            braced = self.kind(1) == "{"
             text = self.subscript_text()
             sub = "_{" + text + "}" if len(text) > 1 else "_" + text
+            raw_sub = "_{" + text + "}" if braced else "_" + text
         power = None
         if scripts and self.kind() == "^":
             self.i += 1
@@ -519,9 +524,32 @@ class _Parser:
             symbol = sympy.I
         else:
             symbol = get_symbol(value + sub, None, True)
+        if self.kind() == "(" and power is None and scripts and not self.nofunc:
+            call = self.call(value, source, raw_sub)
+            if call is not None:
+                return call
         if self.kind() in ("(", "[") or (self.kind() == "{" and self.kind(1) in ("(", "[")):
             self.refuse_call()
         return symbol if power is None else sympy.Pow(symbol, power, evaluate=False)
+
+    def call(self, name: str, source: str, raw_sub: str) -> Any | None:
+        """``f(x)``, ``N(n)``, ``\\omega(m)``, ``f_1(2)``: a letter (with a subscript) before parentheses holding
+        one letter, Greek letter or number is a call of an undefined function for the grammar. The converter
+        names the function by the source text of the name (``f_{1}`` and ``f_1`` are two names) and reads the
+        argument's text as a whole answer of its own; both are done the same way here. None (not a call of
+        this form) leaves the text to :meth:`refuse_call`; anything else a call could be is declined."""
+        import sympy
+
+        if self.kind(1) not in ("let", "greek", "num") or self.kind(2) != ")":
+            return None
+        arg = self.t[self.i + 1]
+        if source.endswith(" ") or arg[2].endswith(" "):
+            raise _Decline  # a Greek command's trailing space is part of its token text for the grammar
+        value = _Parser(_tokens(arg[2])).top()
+        self.i += 3
+        if self.kind() in ("(", "[", "{", "_"):
+            raise _Decline  # f(x)(y), f(x)_1: not pinned down
+        return sympy.Function(name + raw_sub)(value)
 
     def refuse_call(self) -> None:
         """A letter before brackets holding one atom is a function call for the grammar (``f(x)``, ``x(2)``):
@@ -590,7 +618,9 @@ class _Parser:
             arg = self.expr()
             self.take(")")
         else:
+            self.nofunc += 1
             arg = self.mp(nofunc=True)
+            self.nofunc -= 1
         if name in _ARC_TRIG:
             expr = getattr(trig, "a" + name[3:])(arg, evaluate=False)
         elif name in _AR_HYPER:

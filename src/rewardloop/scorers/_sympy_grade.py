@@ -474,6 +474,7 @@ def _warm_up_once() -> None:
     for text in WARM_UP_LATEX:
         parse_latex_expr(text)
     _warm_antlr()
+    _warm_gamma()
     x = sympy.Symbol("x")
     sympy.simplify((x**2 - 1) / (x - 1) + sympy.sin(x) ** 2 + sympy.cos(x) ** 2)  # simplify's lazy imports
     parse_sympy_text("(x+1)**2 - 2*x", implicit=True, convert_xor=True)
@@ -492,6 +493,27 @@ def _warm_antlr() -> None:
                 continue
     except ImportError:  # another latex2sympy2_extended layout
         return
+
+
+#: bits of the gamma function's Taylor coefficients computed in warm-up: above the precision the zero tests of
+#: ``_equiv_sym`` reach at their default 200 digits (evalf's adaptive steps go to about 960 bits)
+GAMMA_WARM_BITS = 1000
+
+
+def _warm_gamma() -> None:
+    """Fill mpmath's cache of the gamma function's Taylor coefficients at :data:`GAMMA_WARM_BITS` bits, once.
+
+    An identity with factorials or binomials (``\\frac{d!}{2k(d-k)!}``) is checked at rational points, where
+    ``factorial(3547/997)`` is the gamma function, evaluated at up to 200 digits; mpmath computes the
+    coefficients for each new precision it is asked for (tens of precisions in one adaptive evaluation, a few
+    hundred milliseconds in a fresh worker) unless it holds them at a higher precision, from which it takes
+    lower ones by a shift. Computing them once at the highest precision the tests use (about 0.07 s) is the
+    same cache a worker fills on its first factorial identity, filled before the task's deadline starts."""
+    try:
+        from mpmath.libmp.gammazeta import gamma_taylor_coefficients  # type: ignore[import-untyped]
+    except ImportError:  # another mpmath layout: it fills its cache as it goes
+        return
+    gamma_taylor_coefficients(GAMMA_WARM_BITS)
 
 
 def _latex2sympy(text: str) -> Any:
