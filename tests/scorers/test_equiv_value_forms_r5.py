@@ -44,6 +44,27 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
             (None, "12", '{"answer": {"value": 12, "answer": 13}}'),
         ],
     ),
+    # sets written out: an element that is a set is never the value it holds, a repeat is one element, and a
+    # union of sets written out is the set of their elements
+    "set_elements": (
+        [
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, 4\\} \\cup \\{6\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{6\\} \\cup \\{4, 2, 6\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, 4, 4, 6\\}}$"),
+            (None, "\\{\\{1\\},3\\}", "$\\boxed{\\{3, \\{1\\}\\}}$"),
+        ],
+        [
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, \\{4\\}, 6\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{\\{2\\}, \\{4\\}, \\{6\\}\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{\\{2, 4, 6\\}\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, 4, 4\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, 4\\} \\cup \\{4\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, 4\\} \\cup \\{6, 8\\}}$"),
+            (None, "\\{2,4,6\\}", "$\\boxed{\\{2, 4\\} \\cup \\{\\{6\\}\\}}$"),
+            (None, "\\{\\{1\\},3\\}", "$\\boxed{\\{3, 1\\}}$"),
+            (None, "\\{\\{1\\},3\\}", "$\\boxed{\\{1\\} \\cup \\{3\\}}$"),
+        ],
+    ),
 }
 
 
