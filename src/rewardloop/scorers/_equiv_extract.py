@@ -1854,10 +1854,99 @@ _JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.DOTALL | r
 MAX_JSON_CHARS = 20_000
 
 
+#: fields in which an answer object states its own verdict on its answer; a negative one withdraws it
+_JSON_VERDICT_KEY = re.compile(
+    r"^(?:is[_ ]?)?(?:correct|valid|verified|confident|sure)$|^(?:status|verdict|state)$", re.IGNORECASE
+)
+_JSON_CONFIDENCE_KEY = re.compile(r"^(?:confidence|certainty|probability|prob|p)$", re.IGNORECASE)
+_JSON_UNIT_KEY = re.compile(r"^units?$", re.IGNORECASE)
+_JSON_VALUE_KEY = re.compile(r"^(?:value|answer|result)$", re.IGNORECASE)
+_JSON_NEGATIVE = frozenset(
+    (
+        "false",
+        "no",
+        "wrong",
+        "incorrect",
+        "invalid",
+        "rejected",
+        "reject",
+        "discarded",
+        "draft",
+        "unverified",
+        "unsure",
+        "uncertain",
+        "guess",
+        "failed",
+        "fail",
+        "error",
+    )
+)
+
+
+class _Duplicate(Exception):
+    """A JSON object names one field twice: which value counts depends on the parser."""
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [k.strip().lower() for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _Duplicate
+    return dict(pairs)
+
+
+def _withdrawn(obj: dict[str, object]) -> bool:
+    """Whether an answer object's own fields take its answer back: a verdict field that is false or negative
+    (``"correct": false``, ``"status": "rejected"``) or a confidence of zero."""
+    for key, value in obj.items():
+        k = key.strip()
+        if _JSON_VERDICT_KEY.match(k):
+            if value is False or (isinstance(value, str) and value.strip().lower() in _JSON_NEGATIVE):
+                return True
+        elif _JSON_CONFIDENCE_KEY.match(k):
+            number = value
+            if isinstance(value, str):
+                m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*%?\s*", value)
+                number = float(m.group(1)) if m else None
+            if isinstance(number, (int, float)) and not isinstance(number, bool) and number <= 0:
+                return True
+    return False
+
+
+def _json_value(value: object, unit: object) -> str | None:
+    """The answer an answer field holds, with the object's unit field written after it; a nested answer object
+    (``{"value": 5}``) is read by the same rules. None when it holds no answer."""
+    if isinstance(value, dict):
+        if _withdrawn(value):
+            return None
+        inner = [v for k, v in value.items() if isinstance(k, str) and _JSON_VALUE_KEY.match(k.strip())]
+        units = [v for k, v in value.items() if isinstance(k, str) and _JSON_UNIT_KEY.match(k.strip())]
+        if len(inner) != 1 or len(units) > 1:
+            return None
+        return _json_value(inner[0], units[0] if units else unit)
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, list):
+        value = ", ".join(str(v) for v in value)
+    text = str(value).strip()
+    if "\\boxed" in text or "\\fbox" in text:
+        boxes = _all_boxes(text)
+        text = boxes[0][0] if len(boxes) == 1 else text
+    if not text:
+        return None
+    if isinstance(unit, str) and unit.strip():
+        text = f"{text}\\text{{ {unit.strip()}}}"
+    elif unit is not None and not isinstance(unit, str):
+        return None  # a unit field that is not a unit's name: nothing says what the value measures
+    return text
+
+
 def _json_answers(text: str) -> Extraction | None:
     """The answers of a response that is one JSON object (bare, or in a fenced block): the values of its
-    answer fields (``answer``, ``final_answer``, ``result`` ...); boxes in other fields ("rejected",
-    "draft") are not answers. None when the response is not such an object."""
+    answer fields (``answer``, ``final_answer``, ``result`` ...; a nested ``{"value": 5}`` is read the same
+    way), with the object's ``unit`` field written after the value; boxes in other fields ("rejected",
+    "draft") are not answers. An object that names a field twice (which value counts depends on the parser)
+    or takes its answer back in its own fields (``"correct": false``, ``"confidence": 0``,
+    ``"status": "rejected"``) holds no answer. None when the response is not such an object."""
     body = text.strip()
     m = _JSON_FENCE.match(body)
     if m is not None:
@@ -1867,26 +1956,26 @@ def _json_answers(text: str) -> Extraction | None:
     import json
 
     try:
-        obj = json.loads(body)
+        obj = json.loads(body, object_pairs_hook=_no_duplicates)
+    except _Duplicate:
+        return Extraction((), "none", (), text, False)
     except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict):
         return None
+    if _withdrawn(obj):
+        return Extraction((), "none", (), text, False)
+    units = [v for k, v in obj.items() if isinstance(k, str) and _JSON_UNIT_KEY.match(k.strip())]
+    if len(units) > 1:
+        return Extraction((), "none", (), text, False)
     answers, spans = [], []
     for key, value in obj.items():
         if not isinstance(key, str) or not _JSON_ANSWER_KEY.match(key.strip()):
             continue
-        if isinstance(value, bool) or value is None or isinstance(value, dict):
-            continue
-        if isinstance(value, list):
-            value = ", ".join(str(v) for v in value)
-        value = str(value).strip()
-        if "\\boxed" in value or "\\fbox" in value:
-            boxes = _all_boxes(value)
-            value = boxes[0][0] if len(boxes) == 1 else value
-        if value:
+        answer = _json_value(value, units[0] if units else None)
+        if answer is not None:
             at = max(0, text.find(key))
-            answers.append(value)
+            answers.append(answer)
             spans.append((at, at + 1))
     return Extraction(
         tuple(answers), "json" if answers else "none", tuple(spans), text, False, (False,) * len(answers)

@@ -923,6 +923,10 @@ def _equal(g: Node, p: Node, rel_tol: float, leaf: Leaf) -> bool:
     solutions = _solutions_pair(g, p) if g.kind == "list" or p.kind == "list" else None
     if solutions is not None:  # "p=5,q=2;p=7,q=2" is the list of pairs "(5,2),(7,2)"
         return _equal(*solutions, rel_tol, leaf)
+    if g.kind == "set" and p.kind == "set":
+        gm, pm = _members(g), _members(p)
+        if gm is not None and pm is not None:  # two sets written out: their elements, each once
+            return _unordered(_once(gm), _once(pm), rel_tol, leaf, sets_apart=True)
     if g.kind in ("set", "list") and p.kind in ("set", "list"):
         return _unordered(g.items, p.items, rel_tol, leaf)
     if g.kind == "list" and p.kind == "tuple":
@@ -1157,7 +1161,42 @@ def _all_pairs(gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Lea
     return True
 
 
-def _unordered(gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Leaf) -> bool:
+def _literal_set(node: Node) -> bool:
+    text = node.text
+    if node.kind != "set" or not (text.startswith("\\{") and text.endswith("\\}")):
+        return False
+    return "\\cup" not in text or len(split_top(text, "\\cup")) == 1  # "\\{1\\} \\cup \\{2\\}" is a union
+
+
+def _members(node: Node) -> tuple[Node, ...] | None:
+    """The elements of a set written out (``\\{1, 2\\}``) or of a union of such sets (``\\{1, 2\\} \\cup
+    \\{3\\}`` has the elements 1, 2, 3); None for any other set (a union of intervals)."""
+    if _literal_set(node):
+        return node.items
+    if node.kind == "set" and node.items and all(_literal_set(k) for k in node.items):
+        return tuple(m for k in node.items for m in k.items)
+    return None
+
+
+def _once(items: tuple[Node, ...]) -> tuple[Node, ...]:
+    """A set's elements with repeats written the same way (or numbers of one value) kept once:
+    ``\\{1, 2, 2\\}`` is ``\\{1, 2\\}``."""
+    out: list[Node] = []
+    for item in items:
+        if not any(
+            (k.kind, k.text) == (item.kind, item.text)
+            or (k.kind == item.kind == "number" and k.value is not None and k.value == item.value)
+            for k in out
+        ):
+            out.append(item)
+    return tuple(out)
+
+
+def _unordered(
+    gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Leaf, *, sets_apart: bool = False
+) -> bool:
+    """Whether ``gs`` and ``ps`` pair off as equal items in some order. ``sets_apart``: the items are the
+    elements of sets, where an element that is itself a set (``\\{2\\}``) is never the value it holds."""
     if len(gs) != len(ps):
         return False
     left = list(ps)
@@ -1165,6 +1204,8 @@ def _unordered(gs: Sequence[Node], ps: Sequence[Node], rel_tol: float, leaf: Lea
     for a in gs:
         match = None
         for i, b in enumerate(left):
+            if sets_apart and (a.kind == "set") != (b.kind == "set"):
+                continue
             try:
                 if _equal(a, b, rel_tol, leaf):
                     match = i
