@@ -582,7 +582,8 @@ def test_a_hanging_process_sample_is_killed_and_its_exec_s_is_the_deadline(make_
     for i in (0, 2, 4, 5):
         assert DEADLINE_S - 0.05 <= batch.exec_s[i] <= DEADLINE_S + 1.0, batch.exec_s
     # 4 kills on one worker: someone queued behind at least two whole deadlines, and that is not exec_s
-    assert max(batch.queue_s) >= 2 * DEADLINE_S
+    if make_iso.kind == "process":  # on Ray the kills split over two actors and queue_s is per chunk
+        assert max(batch.queue_s) >= 2 * DEADLINE_S
 
 
 def test_queue_time_is_not_execution_time_locally_one_worker() -> None:
