@@ -28,7 +28,7 @@ from ..types import Sample, Score, Status
 from ._config import EXECUTIONS
 from ._limits import TokenBucket
 from ._report import Done
-from ._worker_main import RemoteTraceback
+from ._worker_main import RemoteTraceback, safe_str
 from ._worker_proc import check_timeout
 
 __all__ = [
@@ -219,7 +219,7 @@ def run_quick(scorer: Scorer, sample: Sample) -> tuple[Score | None, float]:
     start = time.perf_counter()
     try:
         verdict = scorer.quick(sample)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a scorer is that sample's failure, not the run's
         verdict = failure_score(exc)
     spent = time.perf_counter() - start
     return (None if verdict is None else safe_score(scorer, verdict)), spent
@@ -235,7 +235,7 @@ def attempt_inline(scorer: Scorer, sample: Sample) -> tuple[list[Score], float, 
     start = time.perf_counter()
     try:
         return [safe_score(scorer, scorer.score(sample))], time.perf_counter() - start, None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a scorer is that sample's failure, not the run's
         return [failure_score(exc)], time.perf_counter() - start, exc
 
 
@@ -261,7 +261,7 @@ def failure_score(exc: BaseException) -> Score:
         status = Status.INFRA_ERROR
     else:
         status = Status.SCORER_ERROR
-    error = f"{type(exc).__name__}: {exc}"
+    error = f"{type(exc).__name__}: {safe_str(exc)}"  # an exception whose str() raises is one failed sample
     # A traceback helps with scorer bugs and bad input; for a kill or a crash the message says it all,
     # unless the worker sent its own traceback (MemoryError).
     if status in (Status.SCORER_ERROR, Status.INVALID_INPUT) or isinstance(exc.__cause__, RemoteTraceback):

@@ -164,7 +164,7 @@ class Attempts:
                     else [safe_score(plan.scorer, result)]
                 )
                 error = None
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # sys.exit() in an inline scorer: this sample's failure
                 spent, error = ran_for(exc, start), exc
                 scores = [failure_score(exc) for _ in samples]
             actual = [reported_tokens(s) for s in scores]

@@ -207,7 +207,7 @@ def _pack_exception(exc: BaseException, prefix: str = "") -> bytes:
     if not isinstance(exc, Exception):  # KeyboardInterrupt & co. must not surface in the caller as such
         exc = ScoringError(f"the task raised {type(exc).__name__}: {safe_repr(exc)}")
     elif prefix:
-        exc = ScoringError(f"{prefix}{type(exc).__name__}: {_safe_str(exc)}")
+        exc = ScoringError(f"{prefix}{type(exc).__name__}: {safe_str(exc)}")
     try:
         blob = pickle.dumps(exc, PICKLE)
         pickle.loads(blob)  # an exception class whose __init__ needs extra arguments fails only here
@@ -234,7 +234,8 @@ def safe_repr(obj: object) -> str:
     return text if len(text) <= 2000 else text[:2000] + "..."
 
 
-def _safe_str(obj: object) -> str:
+def safe_str(obj: object) -> str:
+    """``str(obj)``, or its repr (never raising) when ``str`` raises."""
     try:
         return str(obj)
     except Exception:
