@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from rewardloop.scorers.math_equiv import MathEquivScorer
-from rewardloop.types import Sample
+from .test_equiv_value_forms import RULES, _value  # the same scoring of one table row
 
-RULES = ("final", "wrong", "last")
 LONG = "How many meters long is the cable?"
 
 Row = tuple[str | None, str, str]
@@ -66,13 +64,6 @@ TABLES: dict[str, tuple[list[Row], list[Row]]] = {
         ],
     ),
 }
-
-
-def _value(row: Row, rule: str) -> float | None:
-    prompt, gold, response = row
-    scorer = MathEquivScorer(multiple_answers=rule)
-    sample = Sample(response=response, ground_truth=gold, prompt=prompt)
-    return (scorer.quick(sample) or scorer.score(sample)).value
 
 
 @pytest.mark.parametrize("rule", RULES)
