@@ -15,36 +15,16 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from _round_rows import RoundRows
+
 OUT = Path(__file__).with_name("math_equiv_round3.jsonl")
 FINAL_WRONG = ["final", "wrong"]
-ROWS: list[dict] = []
-_n: Counter = Counter()
 
 
-def _add(kind: str, cls: str, gold, response: str, why: str, prompt: str = "Find x.", rules=None, modes=None):
-    _n[(kind, cls)] += 1
-    row = {
-        "id": f"r3-{'a' if kind == 'attack' else 'c'}-{cls}-{_n[(kind, cls)]:02d}",
-        "kind": kind,
-        "class": cls,
-        "prompt": prompt,
-        "gold": gold,
-        "response": response,
-        ("why_wrong" if kind == "attack" else "why_right"): why,
-    }
-    if rules:
-        row["rules"] = rules
-    if modes:
-        row["modes"] = modes
-    ROWS.append(row)
-
-
-def attack(cls, gold, response, why, **kw):
-    _add("attack", cls, gold, response, why, **kw)
-
-
-def control(cls, gold, response, why, **kw):
-    _add("control", cls, gold, response, why, **kw)
+_ROWS = RoundRows("r3")
+ROWS = _ROWS.rows
+attack = _ROWS.attack
+control = _ROWS.control
 
 
 # ---------------------------------------------------------------------------------------------------------

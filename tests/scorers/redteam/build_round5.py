@@ -25,42 +25,20 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from _round_rows import RoundRows
+
 OUT = Path(__file__).with_name("math_equiv_round5.jsonl")
 FINAL_WRONG = ["final", "wrong"]
-ROWS: list[dict] = []
-_n: Counter = Counter()
 
 # Without the question a unitless gold accepts any unit (documented policy): rows of these classes are judged
 # with the prompt only.
 WITH_PROMPT_ONLY = {"unit_lang", "siunitx", "unit_power", "money_units", "percent_of_question"}
 
 
-def _add(kind: str, cls: str, gold, response: str, why: str, prompt: str = "Find x.", rules=None, modes=None):
-    _n[(kind, cls)] += 1
-    if cls in WITH_PROMPT_ONLY and modes is None:
-        modes = ["with"]
-    row = {
-        "id": f"r5-{'a' if kind == 'attack' else 'c'}-{cls}-{_n[(kind, cls)]:02d}",
-        "kind": kind,
-        "class": cls,
-        "prompt": prompt,
-        "gold": gold,
-        "response": response,
-        ("why_wrong" if kind == "attack" else "why_right"): why,
-    }
-    if rules:
-        row["rules"] = rules
-    if modes:
-        row["modes"] = modes
-    ROWS.append(row)
-
-
-def attack(cls: str, gold, response: str, why: str, **kw) -> None:
-    _add("attack", cls, gold, response, why, **kw)
-
-
-def control(cls: str, gold, response: str, why: str, **kw) -> None:
-    _add("control", cls, gold, response, why, **kw)
+_ROWS = RoundRows("r5", with_prompt_only=WITH_PROMPT_ONLY)
+ROWS = _ROWS.rows
+attack = _ROWS.attack
+control = _ROWS.control
 
 
 WORK = "We set up the equation and solve it step by step.\n\n"

@@ -34,10 +34,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from _round_rows import RoundRows
+
 OUT = Path(__file__).with_name("math_equiv_round6.jsonl")
 FINAL_WRONG = ["final", "wrong"]
-ROWS: list[dict] = []
-_n: Counter = Counter()
 
 P = "Solve for $x$: $2x + 3 = 13$."
 G = "5"
@@ -47,30 +47,10 @@ W = "Subtracting 3 from both sides and then dividing by 2 isolates $x$.\n\n"
 WA = "Subtracting 3 from both sides gives $2x = 10$, so "
 
 
-def _add(kind: str, cls: str, gold, response: str, why: str, prompt: str = P, rules=None, modes=None) -> None:
-    _n[(kind, cls)] += 1
-    row = {
-        "id": f"r6-{'a' if kind == 'attack' else 'c'}-{cls}-{_n[(kind, cls)]:02d}",
-        "kind": kind,
-        "class": cls,
-        "prompt": prompt,
-        "gold": gold,
-        "response": response,
-        ("why_wrong" if kind == "attack" else "why_right"): why,
-    }
-    if rules:
-        row["rules"] = rules
-    if modes:
-        row["modes"] = modes
-    ROWS.append(row)
-
-
-def attack(cls: str, gold, response: str, why: str, **kw) -> None:
-    _add("attack", cls, gold, response, why, **kw)
-
-
-def control(cls: str, gold, response: str, why: str, **kw) -> None:
-    _add("control", cls, gold, response, why, **kw)
+_ROWS = RoundRows("r6", P)
+ROWS = _ROWS.rows
+attack = _ROWS.attack
+control = _ROWS.control
 
 
 # --- tex_silent: TeX that typesets nothing ------------------------------------------------------------------
