@@ -19,7 +19,6 @@ cannot be reused while the entry exists.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import threading
 from collections import OrderedDict
@@ -202,27 +201,6 @@ def sample_key(fingerprint: str, sample: Sample) -> str | None:
     return h.hexdigest()
 
 
-_ATOMS = (str, int, float, bool, type(None), bytes)
-
-
-def _private(obj: Any) -> Any:
-    """A copy of a result's ``metrics``/``info`` value that shares nothing mutable with it (scalars as they are)."""
-    if isinstance(obj, _ATOMS):
-        return obj
-    return copy.deepcopy(obj)
-
-
-def _detached(score: Score) -> Score:
-    """The same score with its own ``metrics`` and ``info``: what goes into the cache and what a hit hands out
-    share no mutable object with a caller, so a caller writing into a result it got back (a key added to an info
-    dict, an item appended to a list in a metric) cannot change what later hits return."""
-    copied = object.__new__(Score)
-    copied.__dict__.update(score.__dict__)
-    copied.__dict__["metrics"] = {k: _private(v) for k, v in score.metrics.items()}
-    copied.__dict__["info"] = {k: _private(v) for k, v in score.info.items()}
-    return copied
-
-
 class LRUCache:
     """A bounded, thread-safe map from keys to :class:`Score`, least recently used out first.
 
@@ -246,11 +224,11 @@ class LRUCache:
                 return None
             self._data.move_to_end(key)
             self.hits += 1
-            return _detached(entry[1])
+            return entry[1]
 
     def put(self, key: str, score: Score, scorer: Any = None) -> None:
         with self._lock:
-            self._data[key] = (scorer, _detached(score))
+            self._data[key] = (scorer, score)
             self._data.move_to_end(key)
             while len(self._data) > self.maxsize:
                 self._data.popitem(last=False)

@@ -181,7 +181,8 @@ class ResultCache:
 
     def put(self, key: str | None, score: Score, scorer: Any) -> None:
         if key is not None and self._cache is not None and score.status in CACHEABLE:
-            self._cache.put(key, score, scorer)
+            # the cache holds its own copy: the caller gets ``score`` back and may write into its info/metrics
+            self._cache.put(key, copy_score(score), scorer)
 
 
 class Inflight:
