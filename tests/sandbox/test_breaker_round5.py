@@ -86,12 +86,12 @@ def _gone(marker: str, within_s: float = 10.0) -> list[int]:
 
 
 def _toolchain_roots() -> list[str]:
-    """The host directories the sandbox binds in for its toolchains (the Python prefix, the virtualenv...)."""
+    """The host directories the sandbox binds in for its toolchains (the Python prefix, the virtualenv...), as
+    named and resolved: a virtualenv reached through a symbolic link is bound at the link's path."""
     from rewardloop.sandbox._languages import LANGUAGES
 
-    return sorted(
-        {os.path.realpath(r) for lang in LANGUAGES.values() if (tc := lang.resolve()) for r in tc.roots}
-    )
+    roots = [r for lang in LANGUAGES.values() if (tc := lang.resolve()) for r in tc.roots]
+    return sorted({*roots, *map(os.path.realpath, roots)})
 
 
 def test_fs_every_nonstandard_top_level_directory_is_an_empty_tmpfs(sb: Sandbox) -> None:
